@@ -1,0 +1,109 @@
+#include "scan_args.h"
+
+#include <netinet/in.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace selfscan {
+
+namespace {
+
+[[noreturn]] void Fail(Napi::Env env, const std::string& message) {
+  throw Napi::TypeError::New(env, message);
+}
+
+// An optional integer field in [min, max]; `fallback` when absent.
+int64_t IntegerField(const Napi::Object& object, const char* name, int64_t min, int64_t max,
+                     int64_t fallback) {
+  Napi::Value value = object.Get(name);
+  if (value.IsUndefined()) return fallback;
+  if (!value.IsNumber()) Fail(object.Env(), std::string(name) + " must be a number");
+  double number = value.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(number) || std::floor(number) != number || number < min || number > max) {
+    Fail(object.Env(), std::string(name) + " must be an integer from " + std::to_string(min) +
+                           " to " + std::to_string(max));
+  }
+  return static_cast<int64_t>(number);
+}
+
+bool BoolField(const Napi::Object& object, const char* name, bool fallback) {
+  Napi::Value value = object.Get(name);
+  if (value.IsUndefined()) return fallback;
+  if (!value.IsBoolean()) Fail(object.Env(), std::string(name) + " must be a boolean");
+  return value.As<Napi::Boolean>().Value();
+}
+
+void ParseTarget(const Napi::Object& request, ScanSpec& spec) {
+  Napi::Env env = request.Env();
+  Napi::Value address = request.Get("address");
+  if (!address.IsTypedArray() ||
+      address.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+    Fail(env, "address must be a Uint8Array of 4 or 16 bytes");
+  }
+  auto bytes = address.As<Napi::Uint8Array>();
+  if (bytes.ElementLength() == 4) {
+    auto* in = reinterpret_cast<sockaddr_in*>(&spec.target);
+    in->sin_family = AF_INET;
+    std::memcpy(&in->sin_addr, bytes.Data(), 4);
+    spec.target_len = sizeof(sockaddr_in);
+  } else if (bytes.ElementLength() == 16) {
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(&spec.target);
+    in6->sin6_family = AF_INET6;
+    std::memcpy(&in6->sin6_addr, bytes.Data(), 16);
+    spec.target_len = sizeof(sockaddr_in6);
+  } else {
+    Fail(env, "address must be a Uint8Array of 4 or 16 bytes");
+  }
+}
+
+void ParsePorts(const Napi::Object& request, ScanSpec& spec) {
+  Napi::Env env = request.Env();
+  Napi::Value value = request.Get("ports");
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint16_array) {
+    Fail(env, "ports must be a Uint16Array");
+  }
+  auto ports = value.As<Napi::Uint16Array>();
+  spec.ports.assign(ports.Data(), ports.Data() + ports.ElementLength());
+  std::vector<bool> seen(65536, false);
+  for (uint16_t port : spec.ports) {
+    if (port == 0) Fail(env, "ports must be from 1 to 65535");
+    if (seen[port]) Fail(env, "ports must not repeat (" + std::to_string(port) + ")");
+    seen[port] = true;
+  }
+}
+
+}  // namespace
+
+ScanSpec ParseScanSpec(const Napi::Object& request) {
+  ScanSpec spec;
+  ParseTarget(request, spec);
+  ParsePorts(request, spec);
+  spec.chunk_size = static_cast<uint32_t>(IntegerField(request, "chunkSize", 1, 65535, 1024));
+  constexpr int64_t kDay = 86400000;
+  spec.budget_us = IntegerField(request, "budgetMs", 0, kDay, 0) * 1000;
+  spec.timeouts.min_us = IntegerField(request, "minTimeoutMs", 1, 60000, 100) * 1000;
+  spec.timeouts.max_us = IntegerField(request, "maxTimeoutMs", 1, 60000, 3000) * 1000;
+  spec.timeouts.initial_us = IntegerField(request, "initialTimeoutMs", 1, 60000, 1000) * 1000;
+  if (spec.timeouts.min_us > spec.timeouts.max_us) {
+    Fail(request.Env(), "minTimeoutMs must not exceed maxTimeoutMs");
+  }
+  spec.banners = BoolField(request, "banners", true);
+  spec.banner_timeout_us = IntegerField(request, "bannerTimeoutMs", 1, 60000, 1000) * 1000;
+  return spec;
+}
+
+EngineOptions ParseEngineOptions(const Napi::Value& value) {
+  EngineOptions options;
+  if (value.IsUndefined()) return options;
+  if (!value.IsObject()) Fail(value.Env(), "engine options must be an object");
+  Napi::Object object = value.As<Napi::Object>();
+  options.max_in_flight = static_cast<int>(IntegerField(object, "maxInFlight", 0, 1 << 20, 0));
+  options.per_target_in_flight =
+      static_cast<int>(IntegerField(object, "perTargetInFlight", 1, 1 << 20, 2048));
+  options.initial_window = static_cast<int>(IntegerField(object, "initialWindow", 1, 1 << 20, 512));
+  return options;
+}
+
+}  // namespace selfscan

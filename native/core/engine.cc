@@ -1,0 +1,549 @@
+#include "engine.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include "banner.h"
+#include "clock.h"
+#include "connect_outcome.h"
+#include "fd_budget.h"
+
+namespace selfscan {
+
+namespace {
+
+constexpr uint64_t kWakeToken = UINT64_MAX;
+// Launches between two looks at epoll, so answers are read while a large
+// sweep is still being sent.
+constexpr int kMaxLaunchBurst = 512;
+// Pause after a local resource error (EAGAIN, EADDRNOTAVAIL, EMFILE...).
+constexpr int64_t kBackoffUs = 2000;
+// After EMFILE the socket ceiling stays low this long before it grows again.
+constexpr int64_t kEmfileCalmUs = 50000;
+constexpr int kMinCeiling = 8;
+// Least time to wait for a server that speaks first, and for an answer to
+// the HTTP probe (servers take a moment to build a page). Above these, the
+// waits follow the target's RTT, up to the scan's banner timeout.
+constexpr int64_t kServerFirstFloorUs = 50000;
+constexpr int64_t kHttpAnswerFloorUs = 200000;
+
+std::string TargetKey(const ScanSpec& spec) {
+  const sockaddr_storage& a = spec.target;
+  if (a.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&a);
+    return std::string("4") + std::string(reinterpret_cast<const char*>(&in->sin_addr), 4);
+  }
+  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a);
+  return std::string("6") + std::string(reinterpret_cast<const char*>(&in6->sin6_addr), 16);
+}
+
+void SetPort(sockaddr_storage& a, uint16_t port) {
+  if (a.ss_family == AF_INET) {
+    reinterpret_cast<sockaddr_in*>(&a)->sin_port = htons(port);
+  } else {
+    reinterpret_cast<sockaddr_in6*>(&a)->sin6_port = htons(port);
+  }
+}
+
+uint64_t Token(uint32_t slot, uint32_t gen) {
+  return (static_cast<uint64_t>(gen) << 32) | slot;
+}
+
+}  // namespace
+
+Engine::Engine(EngineOptions options, std::unique_ptr<EventSink> sink)
+    : options_(options), sink_(std::move(sink)) {
+  FdBudget fds = ComputeFdBudget(options_.max_in_flight);
+  fd_limit_ = fds.limit;
+  budget_ = fds.budget;
+  fd_ceiling_ = budget_;
+  probes_.resize(budget_);
+  free_slots_.reserve(budget_);
+  for (int i = budget_ - 1; i >= 0; --i) free_slots_.push_back(static_cast<uint32_t>(i));
+
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) {
+    int e = errno;
+    close(epoll_fd_);
+    throw std::system_error(e, std::generic_category(), "eventfd");
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = kWakeToken;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  thread_ = std::thread([this] { Run(); });
+}
+
+Engine::~Engine() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    commands_.push_back(Command{Command::Kind::kStop, 0, nullptr});
+  }
+  Wake();
+  if (thread_.joinable()) thread_.join();
+  for (Probe& probe : probes_) {
+    if (probe.fd >= 0) close(probe.fd);
+  }
+  close(wake_fd_);
+  close(epoll_fd_);
+}
+
+uint64_t Engine::Submit(ScanSpec spec) {
+  uint64_t id = next_id_.fetch_add(1);
+  auto job = std::make_unique<ScanJob>(id, std::move(spec), NowUs());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    commands_.push_back(Command{Command::Kind::kSubmit, id, std::move(job)});
+  }
+  Wake();
+  return id;
+}
+
+void Engine::Cancel(uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    commands_.push_back(Command{Command::Kind::kCancel, id, nullptr});
+  }
+  Wake();
+}
+
+EngineStats Engine::Stats() const {
+  return EngineStats{fd_limit_, budget_, stat_in_flight_.load(), stat_scans_.load(),
+                     stat_local_retries_.load()};
+}
+
+void Engine::Wake() {
+  uint64_t one = 1;
+  ssize_t ignored = write(wake_fd_, &one, sizeof one);
+  (void)ignored;
+}
+
+void Engine::Run() {
+  std::vector<epoll_event> events(1024);
+  while (DrainCommands()) {
+    int64_t now = NowUs();
+    EnforceBudgets(now);
+    bool more = FillSlots(now);
+    FlushJobs();
+    int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                       WaitTimeoutMs(NowUs(), more));
+    for (int i = 0; i < n; ++i) {
+      if (events[i].data.u64 == kWakeToken) {
+        uint64_t count;
+        ssize_t ignored = read(wake_fd_, &count, sizeof count);
+        (void)ignored;
+        continue;
+      }
+      HandleEvent(events[i].data.u64, events[i].events);
+    }
+    ExpireTimers(NowUs());
+  }
+}
+
+bool Engine::DrainCommands() {
+  std::vector<Command> commands;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    commands.swap(commands_);
+  }
+  for (Command& command : commands) {
+    switch (command.kind) {
+      case Command::Kind::kStop:
+        return false;
+      case Command::Kind::kSubmit:
+        Attach(std::move(command.job));
+        break;
+      case Command::Kind::kCancel:
+        for (auto& job : jobs_) {
+          if (job->id() == command.id) EndJob(*job, ScanStatus::kCancelled);
+        }
+        break;
+    }
+  }
+  return true;
+}
+
+void Engine::Attach(std::unique_ptr<ScanJob> job) {
+  std::string key = TargetKey(job->spec());
+  auto found = targets_.find(key);
+  if (found == targets_.end()) {
+    found = targets_
+                .emplace(key, std::make_unique<TargetState>(options_.initial_window,
+                                                            options_.per_target_in_flight))
+                .first;
+  }
+  found->second->scans++;
+  job->target = found->second.get();
+  stat_scans_.fetch_add(1, std::memory_order_relaxed);
+  jobs_.push_back(std::move(job));
+  if (jobs_.back()->spec().ports.empty()) EndJob(*jobs_.back(), ScanStatus::kComplete);
+}
+
+void Engine::Detach(size_t position) {
+  ScanJob& job = *jobs_[position];
+  std::string key = TargetKey(job.spec());
+  if (--job.target->scans == 0) targets_.erase(key);
+  jobs_.erase(jobs_.begin() + static_cast<std::ptrdiff_t>(position));
+}
+
+bool Engine::FillSlots(int64_t now) {
+  if (now < backoff_until_us_ || jobs_.empty()) return false;
+  int launched = 0;
+  bool progress = true;
+  while (progress && in_flight_ < std::min(budget_, fd_ceiling_)) {
+    progress = false;
+    size_t n = jobs_.size();
+    for (size_t k = 0; k < n && in_flight_ < std::min(budget_, fd_ceiling_); ++k) {
+      ScanJob& job = *jobs_[(round_robin_ + k) % n];
+      if (!job.CanLaunch()) continue;
+      TargetState& target = *job.target;
+      int allowed = std::min(options_.per_target_in_flight, target.window.Allowed());
+      if (target.connecting >= allowed) continue;
+      Launch(job);
+      progress = true;
+      if (++launched >= kMaxLaunchBurst) return true;
+      if (NowUs() < backoff_until_us_) return false;
+    }
+    round_robin_ = (round_robin_ + 1) % std::max<size_t>(n, 1);
+  }
+  return false;
+}
+
+void Engine::Launch(ScanJob& job) {
+  ScanJob::Work work = job.Take();
+  uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  Probe& probe = probes_[slot];
+  probe.job = &job;
+  probe.index = work.index;
+  probe.attempt = work.attempt;
+  probe.phase = Phase::kConnecting;
+  probe.started_us = NowUs();
+  job.in_flight++;
+  job.target->connecting++;
+  stat_in_flight_.store(++in_flight_, std::memory_order_relaxed);
+
+  const ScanSpec& spec = job.spec();
+  int fd = socket(spec.target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    OnConnectResult(probe, errno, false, "socket");
+    return;
+  }
+  probe.fd = fd;
+  if (fd_ceiling_ < budget_ && probe.started_us - last_emfile_us_ > kEmfileCalmUs) fd_ceiling_++;
+
+  sockaddr_storage address = spec.target;
+  SetPort(address, spec.ports[work.index]);
+  int error_number = 0;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), spec.target_len) != 0) {
+    error_number = errno;
+  }
+  if (ClassifyConnectErrno(error_number, false) == ConnectOutcome::kPending) {
+    if (!Watch(probe, EPOLL_CTL_ADD, EPOLLOUT)) {
+      RetryLater(probe, errno);
+      return;
+    }
+    // First look at the shortest timeout there can be; the timeout that
+    // applies is decided then, from the RTT measured by that time.
+    ArmTimer(probe, probe.started_us + spec.timeouts.min_us);
+    return;
+  }
+  OnConnectResult(probe, error_number, false, "connect");
+}
+
+void Engine::HandleEvent(uint64_t token, uint32_t events) {
+  uint32_t slot = static_cast<uint32_t>(token & 0xffffffffu);
+  uint32_t gen = static_cast<uint32_t>(token >> 32);
+  if (slot >= probes_.size()) return;
+  Probe& probe = probes_[slot];
+  if (probe.gen != gen || probe.fd < 0) return;  // a probe that already ended
+  switch (probe.phase) {
+    case Phase::kConnecting: {
+      int error_number = 0;
+      socklen_t length = sizeof error_number;
+      if (getsockopt(probe.fd, SOL_SOCKET, SO_ERROR, &error_number, &length) != 0) {
+        error_number = errno;
+      } else if (error_number == 0 && !(events & EPOLLOUT)) {
+        error_number = EAGAIN;  // woken without a verdict: try the port again
+      }
+      OnConnectResult(probe, error_number, true, "connect");
+      break;
+    }
+    case Phase::kAwaitBanner:
+    case Phase::kAwaitHttp:
+      OnReadable(probe);
+      break;
+    case Phase::kFree:
+    case Phase::kAnswered:
+      break;
+  }
+}
+
+void Engine::OnConnectResult(Probe& probe, int error_number, bool from_network,
+                             const char* syscall) {
+  ScanJob& job = *probe.job;
+  TargetState& target = *job.target;
+  ConnectOutcome outcome = ClassifyConnectErrno(error_number, from_network);
+  bool answered = outcome == ConnectOutcome::kOpen || outcome == ConnectOutcome::kClosed ||
+                  outcome == ConnectOutcome::kFiltered;
+  if (answered) {
+    if (outcome == ConnectOutcome::kOpen && IsSelfConnect(probe)) {
+      // Our own ephemeral port met itself (loopback): nothing learnt.
+      RetryLater(probe, EADDRINUSE);
+      return;
+    }
+    int64_t now = NowUs();
+    if (probe.attempt == 0) {
+      target.rtt.AddSample(now - probe.started_us);
+      target.window.OnAnswer();
+    } else {
+      // The first try went unanswered but the retry was answered: loss.
+      target.window.OnLoss(now, target.rtt.TimeoutUs(job.spec().timeouts));
+    }
+    LeaveConnecting(probe);
+  }
+  switch (outcome) {
+    case ConnectOutcome::kOpen:
+      BeginBanner(probe);
+      return;
+    case ConnectOutcome::kClosed:
+      Resolve(probe, PortState::kClosed);
+      return;
+    case ConnectOutcome::kFiltered:
+      Resolve(probe, PortState::kFiltered);
+      return;
+    case ConnectOutcome::kTimedOut:
+      OnConnectTimeout(probe);
+      return;
+    case ConnectOutcome::kRetryLater:
+    case ConnectOutcome::kPending:
+      RetryLater(probe, error_number);
+      return;
+    case ConnectOutcome::kFatal:
+      FailJob(job, error_number, syscall);
+      return;
+  }
+}
+
+void Engine::OnConnectTimeout(Probe& probe) {
+  LeaveConnecting(probe);
+  if (probe.attempt == 0) {
+    probe.job->Retry(probe.index);
+    CloseProbe(probe);
+  } else {
+    Resolve(probe, PortState::kFiltered);
+  }
+}
+
+void Engine::BeginBanner(Probe& probe) {
+  const ScanSpec& spec = probe.job->spec();
+  probe.gen++;  // the connect timer still queued must not end the banner read
+  if (!spec.banners || !Watch(probe, EPOLL_CTL_MOD, EPOLLIN | EPOLLRDHUP)) {
+    FinishOpen(probe, nullptr);
+    return;
+  }
+  probe.phase = Phase::kAwaitBanner;
+  ArmTimer(probe, NowUs() + BannerWaitUs(probe, kServerFirstFloorUs));
+}
+
+void Engine::OnReadable(Probe& probe) {
+  char buffer[kBannerMaxBytes];
+  ssize_t n = recv(probe.fd, buffer, sizeof buffer, 0);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n > 0) {
+    std::string banner = PrintableBanner(buffer, static_cast<size_t>(n));
+    FinishOpen(probe, banner.empty() ? nullptr : &banner);
+  } else {
+    FinishOpen(probe, nullptr);
+  }
+}
+
+void Engine::OnBannerTimeout(Probe& probe) {
+  if (probe.phase == Phase::kAwaitBanner &&
+      send(probe.fd, kHttpProbe, kHttpProbeLength, MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(kHttpProbeLength)) {
+    // A late server-first greeting still arrives before any HTTP answer.
+    probe.phase = Phase::kAwaitHttp;
+    ArmTimer(probe, NowUs() + BannerWaitUs(probe, kHttpAnswerFloorUs));
+    return;
+  }
+  FinishOpen(probe, nullptr);
+}
+
+int64_t Engine::BannerWaitUs(const Probe& probe, int64_t floor_us) const {
+  const RttEstimator& rtt = probe.job->target->rtt;
+  int64_t cap = probe.job->spec().banner_timeout_us;
+  int64_t wait = rtt.HasSamples() ? 2 * rtt.UnboundedTimeoutUs() : cap;
+  return std::min(std::max(wait, floor_us), cap);
+}
+
+void Engine::FinishOpen(Probe& probe, const std::string* banner) {
+  // Reset instead of FIN: no TIME_WAIT left behind for each open port.
+  linger reset{1, 0};
+  setsockopt(probe.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+  Resolve(probe, PortState::kOpen, banner);
+}
+
+void Engine::Resolve(Probe& probe, PortState state, const std::string* banner) {
+  ScanJob& job = *probe.job;
+  job.Resolve(probe.index, state, banner);
+  CloseProbe(probe);
+  if (job.AllResolved()) EndJob(job, ScanStatus::kComplete);
+}
+
+void Engine::RetryLater(Probe& probe, int error_number) {
+  int64_t now = NowUs();
+  if (error_number == EMFILE || error_number == ENFILE) {
+    fd_ceiling_ = std::max(kMinCeiling, in_flight_ - 1);
+    last_emfile_us_ = now;
+  }
+  backoff_until_us_ = now + kBackoffUs;
+  stat_local_retries_.fetch_add(1, std::memory_order_relaxed);
+  LeaveConnecting(probe);
+  probe.job->PutBack(ScanJob::Work{probe.index, probe.attempt});
+  CloseProbe(probe);
+}
+
+void Engine::FailJob(ScanJob& job, int error_number, const char* syscall) {
+  EndJob(job, ScanStatus::kFailed, error_number, syscall);
+}
+
+void Engine::EndJob(ScanJob& job, ScanStatus status, int error_number, const char* syscall) {
+  if (job.ended()) return;
+  for (Probe& probe : probes_) {
+    if (probe.phase == Phase::kFree || probe.job != &job) continue;
+    if (probe.phase >= Phase::kAwaitBanner && status == ScanStatus::kIncomplete) {
+      // Found open, banner not read yet: still a finding.
+      job.Resolve(probe.index, PortState::kOpen, nullptr);
+    }
+    LeaveConnecting(probe);
+    CloseProbe(probe);
+  }
+  job.Finish(status, NowUs(), error_number, syscall);
+  // Counted down before the end event leaves, so a caller that saw the end
+  // never sees the scan as still running.
+  stat_scans_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Engine::ExpireTimers(int64_t now) {
+  while (!timers_.empty() && timers_.top().deadline_us <= now) {
+    Timer timer = timers_.top();
+    timers_.pop();
+    Probe& probe = probes_[timer.slot];
+    if (probe.gen != timer.gen || probe.phase == Phase::kFree) continue;
+    if (probe.phase == Phase::kConnecting) {
+      // A busy loop must not turn a late-read answer into "filtered".
+      pollfd check{probe.fd, POLLOUT, 0};
+      if (poll(&check, 1, 0) == 1 && check.revents != 0) {
+        uint32_t events = (check.revents & POLLOUT) ? uint32_t{EPOLLOUT} : 0u;
+        HandleEvent(Token(timer.slot, timer.gen), events);
+        continue;
+      }
+      const ScanSpec& spec = probe.job->spec();
+      int64_t deadline = probe.started_us + probe.job->target->rtt.TimeoutUs(spec.timeouts);
+      if (deadline > now) {
+        ArmTimer(probe, deadline);
+      } else {
+        OnConnectTimeout(probe);
+      }
+    } else {
+      pollfd check{probe.fd, POLLIN, 0};
+      if (poll(&check, 1, 0) == 1 && check.revents != 0) {
+        OnReadable(probe);
+        continue;
+      }
+      OnBannerTimeout(probe);
+    }
+  }
+}
+
+void Engine::EnforceBudgets(int64_t now) {
+  for (auto& job : jobs_) {
+    if (!job->ended() && now >= job->deadline_us()) EndJob(*job, ScanStatus::kIncomplete);
+  }
+}
+
+void Engine::FlushJobs() {
+  for (size_t i = 0; i < jobs_.size();) {
+    if (jobs_[i]->Flush(*sink_)) {
+      Detach(i);
+    } else {
+      ++i;
+    }
+  }
+}
+
+int Engine::WaitTimeoutMs(int64_t now, bool more_to_launch) const {
+  if (more_to_launch) return 0;
+  int64_t wake = INT64_MAX;
+  if (!timers_.empty()) wake = timers_.top().deadline_us;
+  bool waiting_work = false;
+  for (const auto& job : jobs_) {
+    if (job->HasUndelivered()) wake = std::min(wake, now + 1000);  // sink was full
+    if (!job->ended()) wake = std::min(wake, job->deadline_us());
+    waiting_work = waiting_work || job->CanLaunch();
+  }
+  if (waiting_work && backoff_until_us_ > now) wake = std::min(wake, backoff_until_us_);
+  if (wake == INT64_MAX) return -1;
+  int64_t ms = (wake - now + 999) / 1000;
+  return static_cast<int>(std::clamp<int64_t>(ms, 0, 60000));
+}
+
+void Engine::ArmTimer(Probe& probe, int64_t deadline_us) {
+  timers_.push(Timer{deadline_us, SlotOf(probe), probe.gen});
+}
+
+bool Engine::Watch(Probe& probe, int op, uint32_t events) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = Token(SlotOf(probe), probe.gen);
+  return epoll_ctl(epoll_fd_, op, probe.fd, &ev) == 0;
+}
+
+void Engine::LeaveConnecting(Probe& probe) {
+  if (probe.phase != Phase::kConnecting) return;
+  probe.job->target->connecting--;
+  probe.phase = Phase::kAnswered;
+}
+
+void Engine::CloseProbe(Probe& probe) {
+  if (probe.fd >= 0) close(probe.fd);  // also leaves the epoll set
+  probe.fd = -1;
+  probe.job->in_flight--;
+  probe.job = nullptr;
+  probe.phase = Phase::kFree;
+  probe.gen++;
+  stat_in_flight_.store(--in_flight_, std::memory_order_relaxed);
+  free_slots_.push_back(SlotOf(probe));
+}
+
+bool Engine::IsSelfConnect(const Probe& probe) const {
+  sockaddr_storage local{};
+  socklen_t length = sizeof local;
+  if (getsockname(probe.fd, reinterpret_cast<sockaddr*>(&local), &length) != 0) return false;
+  const ScanSpec& spec = probe.job->spec();
+  uint16_t port = htons(spec.ports[probe.index]);
+  if (local.ss_family != spec.target.ss_family) return false;
+  if (local.ss_family == AF_INET) {
+    const auto* mine = reinterpret_cast<const sockaddr_in*>(&local);
+    const auto* theirs = reinterpret_cast<const sockaddr_in*>(&spec.target);
+    return mine->sin_port == port && mine->sin_addr.s_addr == theirs->sin_addr.s_addr;
+  }
+  const auto* mine = reinterpret_cast<const sockaddr_in6*>(&local);
+  const auto* theirs = reinterpret_cast<const sockaddr_in6*>(&spec.target);
+  return mine->sin6_port == port &&
+         std::memcmp(&mine->sin6_addr, &theirs->sin6_addr, sizeof(in6_addr)) == 0;
+}
+
+}  // namespace selfscan

@@ -1,0 +1,139 @@
+// The scanning engine: one background thread, one epoll set, an eventfd to
+// wake or stop it. Every scan of the process shares it: a global socket
+// budget (from RLIMIT_NOFILE) and a per-target budget, filled round-robin so
+// parallel scans slow down fairly. Public methods may be called from any
+// thread; everything else runs on the engine thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "scan_event.h"
+#include "scan_job.h"
+#include "scan_spec.h"
+#include "target_state.h"
+
+namespace selfscan {
+
+struct EngineOptions {
+  int max_in_flight = 0;           // sockets at once; 0 = from RLIMIT_NOFILE
+  int per_target_in_flight = 2048; // connects outstanding to one address
+  int initial_window = 512;        // first congestion window per target
+};
+
+struct EngineStats {
+  int fd_limit;
+  int budget;
+  int in_flight;
+  int scans;  // started and not yet ended
+  uint64_t local_retries;  // probes put back after a local error (EMFILE...)
+};
+
+class Engine {
+ public:
+  Engine(EngineOptions options, std::unique_ptr<EventSink> sink);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Queues a scan and returns its id; its events go to the sink.
+  uint64_t Submit(ScanSpec spec);
+  // Ends a scan as kCancelled (no-op for an unknown or ended scan).
+  void Cancel(uint64_t id);
+  EngineStats Stats() const;
+
+ private:
+  // kAnswered: the handshake is over, the probe is about to be closed or to
+  // read a banner; it no longer counts against the target's window.
+  enum class Phase : uint8_t { kFree, kConnecting, kAnswered, kAwaitBanner, kAwaitHttp };
+  struct Probe {
+    int fd = -1;
+    uint32_t gen = 0;
+    Phase phase = Phase::kFree;
+    ScanJob* job = nullptr;
+    uint32_t index = 0;
+    uint8_t attempt = 0;
+    int64_t started_us = 0;
+  };
+  struct Timer {
+    int64_t deadline_us;
+    uint32_t slot;
+    uint32_t gen;
+    bool operator>(const Timer& other) const { return deadline_us > other.deadline_us; }
+  };
+  struct Command {
+    enum class Kind : uint8_t { kSubmit, kCancel, kStop } kind;
+    uint64_t id;
+    std::unique_ptr<ScanJob> job;
+  };
+
+  void Run();
+  void Wake();
+  bool DrainCommands();
+  void Attach(std::unique_ptr<ScanJob> job);
+  void Detach(size_t position);
+
+  bool FillSlots(int64_t now);
+  void Launch(ScanJob& job);
+  void HandleEvent(uint64_t token, uint32_t events);
+  void ExpireTimers(int64_t now);
+  void EnforceBudgets(int64_t now);
+  void FlushJobs();
+  int WaitTimeoutMs(int64_t now, bool more_to_launch) const;
+
+  void OnConnectResult(Probe& probe, int error_number, bool from_network, const char* syscall);
+  void OnConnectTimeout(Probe& probe);
+  void OnReadable(Probe& probe);
+  void OnBannerTimeout(Probe& probe);
+  void BeginBanner(Probe& probe);
+  void FinishOpen(Probe& probe, const std::string* banner);
+  int64_t BannerWaitUs(const Probe& probe, int64_t floor_us) const;
+  void Resolve(Probe& probe, PortState state, const std::string* banner = nullptr);
+  void RetryLater(Probe& probe, int error_number);
+  void FailJob(ScanJob& job, int error_number, const char* syscall);
+  void EndJob(ScanJob& job, ScanStatus status, int error_number = 0, const char* syscall = "");
+
+  uint32_t SlotOf(const Probe& probe) const {
+    return static_cast<uint32_t>(&probe - probes_.data());
+  }
+  void ArmTimer(Probe& probe, int64_t deadline_us);
+  bool Watch(Probe& probe, int op, uint32_t events);
+  void LeaveConnecting(Probe& probe);
+  void CloseProbe(Probe& probe);
+  bool IsSelfConnect(const Probe& probe) const;
+
+  const EngineOptions options_;
+  std::unique_ptr<EventSink> sink_;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+  int fd_limit_ = 0;
+  int budget_ = 0;
+  int fd_ceiling_ = 0;       // budget, lowered for a while after EMFILE
+  int64_t last_emfile_us_ = 0;
+  int64_t backoff_until_us_ = 0;
+  int in_flight_ = 0;
+
+  std::vector<Probe> probes_;
+  std::vector<uint32_t> free_slots_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  std::vector<std::unique_ptr<ScanJob>> jobs_;
+  std::unordered_map<std::string, std::unique_ptr<TargetState>> targets_;
+  size_t round_robin_ = 0;
+
+  mutable std::mutex mutex_;
+  std::vector<Command> commands_;
+  std::atomic<uint64_t> next_id_{1};
+  std::atomic<int> stat_in_flight_{0};
+  std::atomic<int> stat_scans_{0};
+  std::atomic<uint64_t> stat_local_retries_{0};
+  std::thread thread_;
+};
+
+}  // namespace selfscan

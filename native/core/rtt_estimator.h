@@ -1,0 +1,27 @@
+// Smoothed round-trip time of one target, as TCP computes it (RFC 6298):
+// the probe timeout follows the answers the target actually gives.
+// Engine thread only.
+#pragma once
+
+#include <cstdint>
+
+#include "scan_spec.h"
+
+namespace selfscan {
+
+class RttEstimator {
+ public:
+  void AddSample(int64_t rtt_us);
+  // The connect timeout to use now, clamped to the scan's bounds.
+  int64_t TimeoutUs(const TimeoutBounds& bounds) const;
+  bool HasSamples() const { return samples_ > 0; }
+  // srtt + 4 * rttvar, without bounds: how long an answer may plausibly take.
+  int64_t UnboundedTimeoutUs() const { return srtt_us_ + 4 * rttvar_us_; }
+
+ private:
+  int64_t srtt_us_ = 0;
+  int64_t rttvar_us_ = 0;
+  uint64_t samples_ = 0;
+};
+
+}  // namespace selfscan

@@ -1,0 +1,15 @@
+export { createScanner } from './native/scanner.js';
+export type {
+  Port,
+  PortState,
+  ScanChunk,
+  ScanError,
+  ScanHandle,
+  Scanner,
+  ScannerOptions,
+  ScannerStats,
+  ScanStatus,
+  ScanSummary,
+} from './native/scanner.js';
+export type { ScanRequest, TimeoutOptions } from './native/scan-request.js';
+export { serviceName } from './native/service-names.js';

@@ -1,0 +1,68 @@
+// The only loader of the compiled addon. node-gyp-build picks a prebuilt
+// binary from prebuilds/ when one fits this platform, else build/Release.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** A scan request as the addon reads it (checked again in C++). */
+export interface NativeScanRequest {
+  address: Uint8Array;
+  ports: Uint16Array;
+  chunkSize?: number;
+  budgetMs?: number;
+  initialTimeoutMs?: number;
+  minTimeoutMs?: number;
+  maxTimeoutMs?: number;
+  banners?: boolean;
+  bannerTimeoutMs?: number;
+}
+
+export interface NativeEngineOptions {
+  maxInFlight?: number;
+  perTargetInFlight?: number;
+  initialWindow?: number;
+}
+
+export interface NativeChunkEvent {
+  kind: 'chunk';
+  index: number;
+  total: number;
+  complete: boolean;
+  closed: number;
+  open: { port: number; banner: string | null }[];
+  filtered: Uint16Array;
+}
+
+export interface NativeEndEvent {
+  kind: 'end';
+  status: 'complete' | 'incomplete' | 'cancelled' | 'failed';
+  durationMs: number;
+  chunksComplete: number;
+  totalChunks: number;
+  errno?: number;
+  syscall?: string;
+}
+
+export type NativeScanEvent = NativeChunkEvent | NativeEndEvent;
+
+export interface NativeEngineStats {
+  fdLimit: number;
+  budget: number;
+  inFlight: number;
+  scans: number;
+  /** Probes put back after a local resource error (EMFILE, EADDRNOTAVAIL...). */
+  localRetries: number;
+}
+
+export interface NativeBinding {
+  configure(options?: NativeEngineOptions): NativeEngineStats;
+  startScan(request: NativeScanRequest, onEvent: (event: NativeScanEvent) => void): number;
+  cancelScan(id: number): void;
+  stats(): NativeEngineStats | null;
+}
+
+const require = createRequire(import.meta.url);
+const loadBinding = require('node-gyp-build') as (dir: string) => unknown;
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The addon of this process (one per Node environment). */
+export const native = loadBinding(packageRoot) as NativeBinding;

@@ -1,0 +1,110 @@
+// Checks a scan request from TypeScript callers and turns it into the
+// addon's shape. Throws TypeError for anything the scanner cannot take.
+import ipaddr from 'ipaddr.js';
+
+import type { NativeScanRequest } from './binding.js';
+
+/** Connect timeouts; the scanner adapts within them to the target's RTT. */
+export interface TimeoutOptions {
+  /** Used until the target has answered once. Default 1000. */
+  initialMs?: number;
+  /** Default 100. */
+  minMs?: number;
+  /** Default 3000. */
+  maxMs?: number;
+}
+
+export interface ScanRequest {
+  /** IPv4 or IPv6 address; an IPv4-mapped IPv6 address is scanned as IPv4. */
+  ip: string;
+  /** Distinct port numbers, 1 to 65535, probed in this order. */
+  ports: readonly number[];
+  /** Ports per chunk event. Default 1024. */
+  chunkSize?: number;
+  /** Time budget; past it the scan ends `incomplete`. 0 or absent: none. */
+  budgetMs?: number;
+  timeouts?: TimeoutOptions;
+  /** Read banners of open ports. Default true. */
+  banners?: boolean;
+  /**
+   * Longest wait for a server-first banner, and again for the answer to the
+   * HTTP probe; fast targets get shorter waits, from their RTT. Default 1000.
+   */
+  bannerTimeoutMs?: number;
+}
+
+/** The address in canonical text form: IPv4-mapped IPv6 becomes IPv4. */
+export function normaliseIp(ip: unknown): string {
+  return parseTarget(ip).toString();
+}
+
+function parseTarget(ip: unknown): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (typeof ip !== 'string' || !ipaddr.isValid(ip) || ip.includes('%')) {
+    throw new TypeError(`ip must be an IPv4 or IPv6 address, got ${JSON.stringify(ip)}`);
+  }
+  const parsed = ipaddr.parse(ip);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    return (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  // ipaddr.isValid accepts legacy forms such as "10.1"; only dotted quads pass.
+  if (parsed.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(ip)) {
+    throw new TypeError(`ip must be an IPv4 or IPv6 address, got ${JSON.stringify(ip)}`);
+  }
+  return parsed;
+}
+
+function isIntegerIn(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+/** Absent is fine; present must be an integer in [min, max]. */
+function checkInteger(name: string, value: unknown, min: number, max: number): void {
+  if (value !== undefined && !isIntegerIn(value, min, max)) {
+    throw new TypeError(`${name} must be an integer from ${min} to ${max}`);
+  }
+}
+
+function toPortArray(ports: unknown): Uint16Array {
+  if (!Array.isArray(ports)) throw new TypeError('ports must be an array of port numbers');
+  const out = new Uint16Array(ports.length);
+  const seen = new Set<number>();
+  for (let i = 0; i < ports.length; i++) {
+    const port: unknown = ports[i]; // a plain loop: holes in the array are caught too
+    if (!isIntegerIn(port, 1, 65535)) throw new TypeError(`ports[${i}] must be an integer from 1 to 65535`);
+    if (seen.has(port)) throw new TypeError(`ports must not repeat (${port})`);
+    seen.add(port);
+    out[i] = port;
+  }
+  return out;
+}
+
+/** Validates `request`; returns the canonical target and the addon request. */
+export function toNativeRequest(request: ScanRequest): { ip: string; native: NativeScanRequest } {
+  if (typeof request !== 'object' || request === null) {
+    throw new TypeError('scan request must be an object');
+  }
+  const target = parseTarget(request.ip);
+  const ports = toPortArray(request.ports);
+  const timeouts = request.timeouts ?? {};
+  checkInteger('chunkSize', request.chunkSize, 1, 65535);
+  checkInteger('budgetMs', request.budgetMs, 0, 86_400_000);
+  checkInteger('timeouts.initialMs', timeouts.initialMs, 1, 60_000);
+  checkInteger('timeouts.minMs', timeouts.minMs, 1, 60_000);
+  checkInteger('timeouts.maxMs', timeouts.maxMs, 1, 60_000);
+  checkInteger('bannerTimeoutMs', request.bannerTimeoutMs, 1, 60_000);
+  if (request.banners !== undefined && typeof request.banners !== 'boolean') {
+    throw new TypeError('banners must be a boolean');
+  }
+  const native: NativeScanRequest = {
+    address: Uint8Array.from(target.toByteArray()),
+    ports,
+    chunkSize: request.chunkSize,
+    budgetMs: request.budgetMs,
+    initialTimeoutMs: timeouts.initialMs,
+    minTimeoutMs: timeouts.minMs,
+    maxTimeoutMs: timeouts.maxMs,
+    banners: request.banners,
+    bannerTimeoutMs: request.bannerTimeoutMs,
+  };
+  return { ip: target.toString(), native };
+}

@@ -1,0 +1,159 @@
+// The scanner API: one engine per process shared by every scan, each scan
+// streaming per-chunk results and settling a promise with the summary.
+import { getSystemErrorName } from 'node:util';
+
+import { native, type NativeChunkEvent, type NativeEndEvent, type NativeEngineOptions, type NativeEngineStats } from './binding.js';
+import { type ScanRequest, toNativeRequest } from './scan-request.js';
+import { serviceName } from './service-names.js';
+
+export type PortState = 'open' | 'closed' | 'filtered';
+
+/** One port's result, in the shape of the interface's Port resource. */
+export interface Port {
+  port: number;
+  state: PortState;
+  service: string | null;
+  banner: string | null;
+}
+
+/** The results of one slice of the port list. Closed ports are counted. */
+export interface ScanChunk {
+  index: number;
+  total: number;
+  /** False only for the partial chunks a scan ending `incomplete` reports. */
+  complete: boolean;
+  open: Port[];
+  filtered: Port[];
+  closed: number;
+}
+
+export type ScanStatus = 'complete' | 'incomplete' | 'cancelled';
+
+export interface ScanSummary {
+  ip: string;
+  status: ScanStatus;
+  durationMs: number;
+  open: Port[];
+  filtered: Port[];
+  closed: number;
+  /** Ports with a known state: all of them unless `incomplete` or `cancelled`. */
+  portsScanned: number;
+  chunksComplete: number;
+  totalChunks: number;
+}
+
+export interface ScanHandle {
+  readonly id: number;
+  /** Settles when the scan ends; rejects with a system error if it failed. */
+  readonly done: Promise<ScanSummary>;
+  /** Stops the scan promptly; `done` then resolves with status `cancelled`. */
+  cancel(): void;
+}
+
+export type ScannerOptions = NativeEngineOptions;
+export type ScannerStats = NativeEngineStats;
+
+export interface Scanner {
+  /** Starts a scan; `onChunk` gets each chunk as it finishes. */
+  scan(request: ScanRequest, onChunk?: (chunk: ScanChunk) => void): ScanHandle;
+  stats(): ScannerStats;
+}
+
+/** A failed scan: the system call that made the scan impossible. */
+export interface ScanError extends Error {
+  code: string;
+  errno: number;
+  syscall: string;
+}
+
+function toChunk(event: NativeChunkEvent): ScanChunk {
+  return {
+    index: event.index,
+    total: event.total,
+    complete: event.complete,
+    closed: event.closed,
+    open: event.open.map(({ port, banner }) => ({ port, state: 'open', service: serviceName(port), banner })),
+    filtered: Array.from(event.filtered, (port) => ({ port, state: 'filtered', service: serviceName(port), banner: null })),
+  };
+}
+
+function toScanError(event: NativeEndEvent, ip: string): ScanError {
+  const errno = event.errno ?? 0;
+  const syscall = event.syscall ?? 'scan';
+  const code = errno > 0 ? getSystemErrorName(-errno) : 'ESCAN';
+  const error = new Error(`${syscall} ${code} ${ip}`) as ScanError;
+  error.code = code;
+  error.errno = errno;
+  error.syscall = syscall;
+  return error;
+}
+
+function byPort(a: Port, b: Port): number {
+  return a.port - b.port;
+}
+
+function startScan(request: ScanRequest, onChunk?: (chunk: ScanChunk) => void): ScanHandle {
+  const { ip, native: nativeRequest } = toNativeRequest(request);
+  if (onChunk !== undefined && typeof onChunk !== 'function') {
+    throw new TypeError('onChunk must be a function');
+  }
+  const open: Port[] = [];
+  const filtered: Port[] = [];
+  let closed = 0;
+  let callbackError: unknown;
+  let settle!: { resolve: (summary: ScanSummary) => void; reject: (error: unknown) => void };
+  const done = new Promise<ScanSummary>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+
+  const id = native.startScan(nativeRequest, (event) => {
+    if (event.kind === 'chunk') {
+      const chunk = toChunk(event);
+      open.push(...chunk.open);
+      filtered.push(...chunk.filtered);
+      closed += chunk.closed;
+      if (onChunk === undefined || callbackError !== undefined) return;
+      try {
+        onChunk(chunk);
+      } catch (error) {
+        callbackError = error; // a throwing consumer ends its scan, not the process
+        native.cancelScan(id);
+      }
+      return;
+    }
+    if (callbackError !== undefined) return settle.reject(callbackError);
+    if (event.status === 'failed') return settle.reject(toScanError(event, ip));
+    settle.resolve({
+      ip,
+      status: event.status,
+      durationMs: Math.round(event.durationMs),
+      open: open.sort(byPort),
+      filtered: filtered.sort(byPort),
+      closed,
+      portsScanned: open.length + filtered.length + closed,
+      chunksComplete: event.chunksComplete,
+      totalChunks: event.totalChunks,
+    });
+  });
+  return { id, done, cancel: () => native.cancelScan(id) };
+}
+
+let configured: string | undefined;
+
+/**
+ * The process's scanner. The engine starts on the first call, with that
+ * call's options; a later call with different options throws.
+ */
+export function createScanner(options: ScannerOptions = {}): Scanner {
+  const key = JSON.stringify(options);
+  if (configured === undefined) {
+    native.configure(options);
+    configured = key;
+  } else if (key !== configured && key !== '{}') {
+    throw new Error(`the scanner is already running with options ${configured}`);
+  }
+  return {
+    scan: startScan,
+    stats: () => native.stats() ?? native.configure(),
+  };
+}

@@ -1,0 +1,49 @@
+// A separate process that uses the scanner, for what only a process can
+// show: exiting on its own when idle, and working under a low ulimit -n.
+// Prints one JSON line with the result; never calls process.exit.
+import { openSync, closeSync } from 'node:fs';
+
+import { createScanner } from '../../../src/native/scanner.js';
+import { ALL_PORTS } from '../../helpers/scan-compare.js';
+
+interface ChildRequest {
+  ip: string;
+  ports?: number[];
+  /** While the scan runs, take every free descriptor for a while (forces EMFILE). */
+  exhaustFds?: boolean;
+}
+
+const request = JSON.parse(process.argv[2] ?? '{}') as ChildRequest;
+const scanner = createScanner();
+let emfileHeld = 0;
+
+// Keeps taking every descriptor the engine frees, for 300 ms, so that its
+// socket() calls meet EMFILE; then gives them all back.
+function exhaustDescriptors(): void {
+  const held: number[] = [];
+  const until = performance.now() + 300;
+  const grab = (): void => {
+    try {
+      for (;;) held.push(openSync('/dev/null', 'r'));
+    } catch {
+      emfileHeld = Math.max(emfileHeld, held.length);
+    }
+    if (performance.now() < until) setImmediate(grab);
+    else held.splice(0).forEach((fd) => closeSync(fd));
+  };
+  grab();
+}
+
+let first = true;
+const handle = scanner.scan({ ip: request.ip, ports: request.ports ?? [...ALL_PORTS] }, () => {
+  if (first && request.exhaustFds) exhaustDescriptors();
+  first = false;
+});
+handle.done.then(
+  (summary) => {
+    console.log(JSON.stringify({ summary, stats: scanner.stats(), emfileHeld }));
+  },
+  (error: NodeJS.ErrnoException) => {
+    console.log(JSON.stringify({ error: { message: error.message, code: error.code, errno: error.errno, syscall: error.syscall } }));
+  },
+);

@@ -1,0 +1,33 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects: pure logic (no compiler, no network), the real addon
+// against loopback and network-namespace hosts, and the real server.
+// Native and integration tests measure real sockets, so their files run one
+// at a time.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        test: {
+          name: 'native',
+          include: ['test/native/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
