@@ -43,7 +43,7 @@ it('ends incomplete with partial results when the time budget runs out', async (
   expect(summary.chunksComplete).toBeLessThan(summary.totalChunks);
   expect(summary.chunksComplete).toBeGreaterThan(0);
   expect(chunks.some((c) => !c.complete)).toBe(true);
-  expect(summary.open.map((p) => p.port)).toEqual([22, 25, 80]);
+  expect(summary.open.map((p) => p.port)).toEqual(expect.arrayContaining([22, 25, 80]));
   // What it did find is right.
   const found = new Map([...summary.open, ...summary.filtered].map((p) => [p.port, p.state]));
   for (const [port, state] of found) expect(state).toBe(host().stateOf(port));
