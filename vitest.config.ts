@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: pure logic (no compiler, no network), the real addon
+// Three projects: pure logic (no compiler, no root; loopback at most), the real addon
 // against loopback and network-namespace hosts, and the real server.
 // Native and integration tests measure real sockets, so their files run one
 // at a time.

@@ -1,0 +1,124 @@
+// Configuration: defaults, then a JSON config file, then SELFSCAN_*
+// environment variables, then command-line flags; later ones win.
+import { readFileSync } from 'node:fs';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Lets loopback and private callers be scanned: local trials and tests only. */
+  allowPrivateTargets: boolean;
+  /** Seconds between `: keep-alive` comments on v2 streams. */
+  sseKeepAliveSeconds: number;
+  /** Scans of each type running at once; default: sized from the socket budget. */
+  concurrency: { fast?: number; deep?: number };
+  /** Time budget of a scan; past it the scan ends `incomplete`. */
+  scanBudgetSeconds: { fast: number; deep: number };
+  /** On SIGTERM, how long scans in flight may still finish. */
+  drainSeconds: number;
+  /** Reverse DNS for ptr_record: servers as `ip` or `ip:port` (default: the system's). */
+  dns: { servers?: string[]; timeoutMs: number };
+}
+
+export const DEFAULT_CONFIG: Config = {
+  host: '0.0.0.0',
+  port: 8080,
+  dataDir: './data',
+  allowPrivateTargets: false,
+  sseKeepAliveSeconds: 15,
+  concurrency: {},
+  scanBudgetSeconds: { fast: 120, deep: 1800 },
+  drainSeconds: 30,
+  dns: { timeoutMs: 2000 },
+};
+
+/** A configuration value that is not usable; the message says which and why. */
+export class ConfigError extends Error {}
+
+/** What the command line set (undefined: not given). */
+export interface ConfigFlags {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  config?: string;
+  allowPrivateTargets?: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function readConfigFile(path: string): Partial<Config> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path} must hold a JSON object`);
+  }
+  return parsed as Partial<Config>;
+}
+
+function toPort(value: unknown, source: string): number {
+  const port = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`${source} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  }
+  return port;
+}
+
+function positive(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigError(`${name} must be a positive number, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function validate(config: Config): Config {
+  if (typeof config.host !== 'string' || config.host === '') throw new ConfigError('host must be a non-empty string');
+  if (typeof config.dataDir !== 'string' || config.dataDir === '') throw new ConfigError('dataDir must be a non-empty string');
+  if (typeof config.allowPrivateTargets !== 'boolean') throw new ConfigError('allowPrivateTargets must be true or false');
+  config.port = toPort(config.port, 'port');
+  positive(config.sseKeepAliveSeconds, 'sseKeepAliveSeconds');
+  positive(config.drainSeconds, 'drainSeconds');
+  positive(config.scanBudgetSeconds.fast, 'scanBudgetSeconds.fast');
+  positive(config.scanBudgetSeconds.deep, 'scanBudgetSeconds.deep');
+  positive(config.dns.timeoutMs, 'dns.timeoutMs');
+  for (const type of ['fast', 'deep'] as const) {
+    const value = config.concurrency[type];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+      throw new ConfigError(`concurrency.${type} must be a whole number of at least 1`);
+    }
+  }
+  return config;
+}
+
+/** The effective configuration. Throws ConfigError for anything unusable. */
+export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Config {
+  const file = flags.config ?? env.SELFSCAN_CONFIG;
+  const fromFile = file === undefined ? {} : readConfigFile(file);
+  const config: Config = {
+    ...DEFAULT_CONFIG,
+    ...fromFile,
+    concurrency: { ...DEFAULT_CONFIG.concurrency, ...fromFile.concurrency },
+    scanBudgetSeconds: { ...DEFAULT_CONFIG.scanBudgetSeconds, ...fromFile.scanBudgetSeconds },
+    dns: { ...DEFAULT_CONFIG.dns, ...fromFile.dns },
+  };
+  if (env.SELFSCAN_HOST !== undefined) config.host = env.SELFSCAN_HOST;
+  if (env.SELFSCAN_PORT !== undefined) config.port = toPort(env.SELFSCAN_PORT, 'SELFSCAN_PORT');
+  if (env.SELFSCAN_DATA_DIR !== undefined) config.dataDir = env.SELFSCAN_DATA_DIR;
+  if (env.SELFSCAN_ALLOW_PRIVATE_TARGETS !== undefined) {
+    config.allowPrivateTargets = ['1', 'true', 'yes'].includes(env.SELFSCAN_ALLOW_PRIVATE_TARGETS.toLowerCase());
+  }
+  if (flags.host !== undefined) config.host = flags.host;
+  if (flags.port !== undefined) config.port = toPort(flags.port, '--port');
+  if (flags.dataDir !== undefined) config.dataDir = flags.dataDir;
+  if (flags.allowPrivateTargets) config.allowPrivateTargets = true;
+  return validate(config);
+}

@@ -1,0 +1,28 @@
+// v1, polling: POST /v1/{fast,deep} starts (or joins) a scan of the caller,
+// GET /v1/{fast,deep} reports its state.
+import type { ScanType } from '../scan/scan-types.js';
+import type { RouteContext } from './route-context.js';
+
+export function registerV1(context: RouteContext, scanType: ScanType): void {
+  const { app, manager } = context;
+  const path = `/v1/${scanType}`;
+
+  app.post(path, (res, req) => {
+    context.handle(res, req, 'POST', path, async (exchange, ip) => {
+      const headers = await context.admit(ip, scanType, 'v1');
+      const started = await manager.start(ip, scanType, 'v1');
+      await exchange.json('200 OK', started.body, headers);
+      return '200';
+    });
+  });
+
+  app.get(path, (res, req) => {
+    context.handle(res, req, 'GET', path, async (exchange, ip) => {
+      const body = await manager.result(ip, scanType);
+      const headers = context.responseHeaders(ip);
+      if (body.status === 'complete') headers['X-Scan-Duration-Ms'] = String(body.duration_ms);
+      await exchange.json('200 OK', body, headers);
+      return '200';
+    });
+  });
+}

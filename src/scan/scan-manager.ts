@@ -1,0 +1,364 @@
+// The scan manager: accepts scans, coalesces duplicates onto the scan in
+// flight, queues them per type, runs them on the scanner, persists every
+// state and tells watchers what happens. One instance per process.
+import { randomUUID } from 'node:crypto';
+
+import type { Logger } from 'pino';
+
+import type { ScanChunk, Scanner, ScanSummary } from '../native/scanner.js';
+import type { ResultStore } from '../store/result-store.js';
+import { type Clock, systemClock } from './clock.js';
+import { EtaEstimator } from './eta-estimator.js';
+import type { PtrLookup } from './ptr-lookup.js';
+import {
+  finalBody,
+  type InFlightFacts,
+  inFlightBody,
+  noneBody,
+  progressBody,
+  type ScanQueuedBody,
+  scanQueuedBody,
+  type ScanResultBody,
+} from './result-view.js';
+import { type FailReason, isFinal, type ScanOrigin, type ScanRecord } from './scan-record.js';
+import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from './scan-types.js';
+import type { ScanListener, StreamEvent, StreamEventName } from './stream-event.js';
+
+export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface ScanManagerOptions {
+  scanner: Pick<Scanner, 'scan'>;
+  store: ResultStore;
+  logger: Logger;
+  /** Scans of each type running at once; the rest wait in line. */
+  concurrency: Record<ScanType, number>;
+  /** Time budget per scan type; past it a scan ends `incomplete`. */
+  budgetMs: Record<ScanType, number>;
+  clock?: Clock;
+  /** Reverse DNS for ptr_record; none configured: always null. */
+  lookupPtr?: PtrLookup;
+  /** How often expired results are deleted from the store. Default 10 min. */
+  sweepIntervalMs?: number;
+}
+
+/** The service is shutting down and takes no new scans. */
+export class ShuttingDownError extends Error {
+  constructor() {
+    super('the service is shutting down');
+  }
+}
+
+export interface StartResult {
+  /** The POST response body. */
+  body: ScanQueuedBody;
+  /** True when the request joined a scan already in flight. */
+  coalesced: boolean;
+  /** The events a new watcher needs first: scan:queued, then scan:progress if it runs. */
+  initial: StreamEvent[];
+  /** Stops the listener given to start(); a no-op without one. */
+  unsubscribe: () => void;
+}
+
+class LiveScan {
+  readonly listeners = new Set<ScanListener>();
+  nextEventId = 1;
+  cancel: (() => void) | null = null;
+  ptr: Promise<string | null> = Promise.resolve(null);
+  /** Writes of this record, chained so they land in order. */
+  persisted: Promise<void> = Promise.resolve();
+
+  constructor(readonly record: ScanRecord) {}
+}
+
+const keyOf = (ip: string, scanType: ScanType): string => `${scanType}|${ip}`;
+
+const UNREACHABLE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH']);
+
+export class ScanManager {
+  private readonly live = new Map<string, LiveScan>();
+  private readonly queues: Record<ScanType, LiveScan[]> = { fast: [], deep: [] };
+  private readonly running: Record<ScanType, number> = { fast: 0, deep: 0 };
+  private readonly eta = new EtaEstimator();
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private idleWaiters: (() => void)[] = [];
+  private accepting = true;
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly options: ScanManagerOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.log = options.logger;
+  }
+
+  /**
+   * Opens the manager: scans a previous process left queued or running are
+   * recorded as failed with fail_reason `interrupted` (returned, so that
+   * what was owed for them can still be done).
+   */
+  static async open(options: ScanManagerOptions): Promise<{ manager: ScanManager; interrupted: ScanRecord[] }> {
+    const manager = new ScanManager(options);
+    const interrupted = await manager.recoverInterrupted();
+    manager.sweepTimer = setInterval(() => void manager.sweepExpired(), options.sweepIntervalMs ?? 600_000);
+    manager.sweepTimer.unref();
+    return { manager, interrupted };
+  }
+
+  /**
+   * Starts a scan of `ip`, or joins the one in flight for (ip, scanType).
+   * Resolves once a new scan is durably recorded. `listener` receives the
+   * scan's events after `initial`.
+   */
+  async start(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener): Promise<StartResult> {
+    if (!this.accepting) throw new ShuttingDownError();
+    const key = keyOf(ip, scanType);
+    const existing = this.live.get(key);
+    if (existing !== undefined) {
+      this.log.info({ event: 'scan_joined', ip, scanType, origin, scanId: existing.record.id }, 'request joined a scan in flight');
+      const body = scanQueuedBody(existing.record, true, this.facts(existing).etaSeconds);
+      return { body, coalesced: true, ...this.watchLive(existing, listener) };
+    }
+
+    const scan = new LiveScan(this.newRecord(ip, scanType, origin));
+    this.live.set(key, scan);
+    try {
+      await this.persist(scan);
+    } catch (error) {
+      this.live.delete(key);
+      this.notifyIfIdle();
+      throw error;
+    }
+    this.log.info({ event: 'scan_queued', ip, scanType, origin, scanId: scan.record.id }, 'scan queued');
+    const body = scanQueuedBody(scan.record, false, this.facts(scan).etaSeconds);
+    this.queues[scanType].push(scan);
+    this.pump(scanType);
+    return { body, coalesced: false, ...this.watchLive(scan, listener) };
+  }
+
+  /** Attaches to the scan in flight for (ip, scanType); null when there is none. */
+  watch(ip: string, scanType: ScanType, listener: ScanListener): Pick<StartResult, 'initial' | 'unsubscribe'> | null {
+    const scan = this.live.get(keyOf(ip, scanType));
+    return scan === undefined ? null : this.watchLive(scan, listener);
+  }
+
+  /** The GET body for (ip, scanType): in flight, finished, or `none`. */
+  async result(ip: string, scanType: ScanType): Promise<ScanResultBody> {
+    const scan = this.live.get(keyOf(ip, scanType));
+    if (scan !== undefined) return inFlightBody(scan.record, this.facts(scan));
+    const record = await this.options.store.get(ip, scanType);
+    if (record === null || !isFinal(record.status)) return noneBody(ip, scanType);
+    if (record.expiresAt !== null && record.expiresAt <= this.clock.now()) return noneBody(ip, scanType);
+    return finalBody(record);
+  }
+
+  /** Scans in flight (queued or running). */
+  get inFlight(): number {
+    return this.live.size;
+  }
+
+  /**
+   * Stops taking scans, lets those in flight finish for up to `graceMs`,
+   * then ends the rest as failed (`interrupted`) so every watcher gets its
+   * terminal event and every record is final.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.accepting = false;
+    clearInterval(this.sweepTimer);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    for (const type of SCAN_TYPES) {
+      for (const scan of this.queues[type].splice(0)) void this.finish(scan, { failReason: 'interrupted' });
+    }
+    for (const scan of this.live.values()) scan.cancel?.();
+    await this.idle();
+  }
+
+  private idle(): Promise<void> {
+    if (this.live.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private notifyIfIdle(): void {
+    if (this.live.size > 0) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private newRecord(ip: string, scanType: ScanType, origin: ScanOrigin): ScanRecord {
+    return {
+      id: randomUUID(),
+      ip,
+      scanType,
+      status: 'queued',
+      origin,
+      queuedAt: this.clock.now(),
+      startedAt: null,
+      completedAt: null,
+      expiresAt: null,
+      durationMs: null,
+      chunksComplete: 0,
+      totalChunks: SCAN_PROFILES[scanType].totalChunks,
+      portsOpen: [],
+      portsFiltered: [],
+      ptrRecord: null,
+      failReason: null,
+    };
+  }
+
+  private facts(scan: LiveScan): InFlightFacts {
+    const { scanType, status, startedAt } = scan.record;
+    const concurrency = this.options.concurrency[scanType];
+    if (status === 'queued') {
+      const position = Math.max(0, this.queues[scanType].indexOf(scan));
+      const ahead = position + this.running[scanType];
+      return { queuePosition: position, etaSeconds: this.eta.etaSeconds(scanType, ahead, concurrency) };
+    }
+    const elapsed = this.clock.now() - (startedAt ?? this.clock.now());
+    return { queuePosition: 0, etaSeconds: this.eta.etaSeconds(scanType, 0, concurrency, elapsed) };
+  }
+
+  private watchLive(scan: LiveScan, listener?: ScanListener): Pick<StartResult, 'initial' | 'unsubscribe'> {
+    if (listener === undefined) return { initial: [], unsubscribe: () => {} };
+    const facts = this.facts(scan);
+    const initial = [this.event(scan, 'scan:queued', inFlightBody(scan.record, facts))];
+    if (scan.record.status === 'running') initial.push(this.event(scan, 'scan:progress', progressBody(scan.record, facts)));
+    scan.listeners.add(listener);
+    return { initial, unsubscribe: () => scan.listeners.delete(listener) };
+  }
+
+  private event(scan: LiveScan, name: StreamEventName, data: object): StreamEvent {
+    return { name, id: scan.nextEventId++, data, terminal: name === 'scan:complete' || name === 'scan:failed' };
+  }
+
+  private emit(scan: LiveScan, name: StreamEventName, data: object): void {
+    const event = this.event(scan, name, data);
+    for (const listener of [...scan.listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.log.error({ err: error, scanId: scan.record.id }, 'scan listener threw');
+      }
+    }
+  }
+
+  private persist(scan: LiveScan): Promise<void> {
+    const snapshot = structuredClone(scan.record);
+    scan.persisted = scan.persisted.catch(() => {}).then(() => this.options.store.put(snapshot));
+    return scan.persisted;
+  }
+
+  private pump(scanType: ScanType): void {
+    const queue = this.queues[scanType];
+    while (queue.length > 0 && this.running[scanType] < this.options.concurrency[scanType]) {
+      this.run(queue.shift()!);
+    }
+    for (const waiting of queue) this.emit(waiting, 'scan:progress', progressBody(waiting.record, this.facts(waiting)));
+  }
+
+  private run(scan: LiveScan): void {
+    const { record } = scan;
+    const profile = SCAN_PROFILES[record.scanType];
+    this.running[record.scanType]++;
+    record.status = 'running';
+    record.startedAt = this.clock.now();
+    void this.persist(scan).catch((error) => this.log.error({ err: error, scanId: record.id }, 'could not store scan state'));
+    if (this.options.lookupPtr !== undefined) scan.ptr = this.options.lookupPtr(record.ip);
+    this.emit(scan, 'scan:progress', progressBody(record, this.facts(scan)));
+    try {
+      const handle = this.options.scanner.scan(
+        { ip: record.ip, ports: profile.ports, chunkSize: profile.chunkSize, budgetMs: this.options.budgetMs[record.scanType] },
+        (chunk) => this.onChunk(scan, chunk),
+      );
+      scan.cancel = handle.cancel;
+      handle.done.then(
+        (summary) => this.finish(scan, { summary }),
+        (error: unknown) => this.finish(scan, { error }),
+      );
+    } catch (error) {
+      void this.finish(scan, { error });
+    }
+  }
+
+  private onChunk(scan: LiveScan, chunk: ScanChunk): void {
+    const { record } = scan;
+    record.portsOpen.push(...chunk.open);
+    record.portsFiltered.push(...chunk.filtered);
+    if (chunk.complete) record.chunksComplete++;
+    this.emit(scan, 'scan:progress', progressBody(record, this.facts(scan)));
+  }
+
+  private async finish(
+    scan: LiveScan,
+    outcome: { summary: ScanSummary } | { error: unknown } | { failReason: FailReason },
+  ): Promise<void> {
+    const { record } = scan;
+    const wasRunning = record.status === 'running';
+    if ('summary' in outcome && outcome.summary.status !== 'cancelled') {
+      record.status = outcome.summary.status;
+      record.durationMs = outcome.summary.durationMs;
+    } else {
+      record.status = 'failed';
+      record.failReason = 'failReason' in outcome ? outcome.failReason : 'error' in outcome ? this.failReasonOf(outcome.error) : 'interrupted';
+    }
+    record.portsOpen.sort((a, b) => a.port - b.port);
+    record.portsFiltered.sort((a, b) => a.port - b.port);
+    record.ptrRecord = await scan.ptr;
+    record.completedAt = this.clock.now();
+    record.expiresAt = record.completedAt + RESULT_TTL_MS;
+    record.durationMs ??= record.completedAt - (record.startedAt ?? record.queuedAt);
+    try {
+      await this.persist(scan);
+    } catch (error) {
+      this.log.error({ err: error, scanId: record.id }, 'could not store scan result');
+    }
+    this.live.delete(keyOf(record.ip, record.scanType));
+    if (wasRunning) this.running[record.scanType]--;
+    if (record.status === 'complete') this.eta.observe(record.scanType, record.durationMs);
+    this.log.info(
+      {
+        event: 'scan_finished',
+        scanId: record.id,
+        ip: record.ip,
+        scanType: record.scanType,
+        origin: record.origin,
+        status: record.status,
+        failReason: record.failReason,
+        durationMs: record.durationMs,
+        open: record.portsOpen.length,
+        filtered: record.portsFiltered.length,
+      },
+      'scan finished',
+    );
+    this.emit(scan, record.status === 'failed' ? 'scan:failed' : 'scan:complete', finalBody(record));
+    scan.listeners.clear();
+    this.pump(record.scanType);
+    this.notifyIfIdle();
+  }
+
+  private failReasonOf(error: unknown): FailReason {
+    const code = (error as { code?: unknown } | null)?.code;
+    this.log.warn({ err: error }, 'scan could not run');
+    return typeof code === 'string' && UNREACHABLE_CODES.has(code) ? 'unreachable' : 'scanner_error';
+  }
+
+  private async recoverInterrupted(): Promise<ScanRecord[]> {
+    const records = await this.options.store.unfinished();
+    for (const record of records) {
+      record.status = 'failed';
+      record.failReason = 'interrupted';
+      record.completedAt = this.clock.now();
+      record.expiresAt = record.completedAt + RESULT_TTL_MS;
+      await this.options.store.put(record);
+      this.log.warn({ event: 'scan_interrupted', scanId: record.id, ip: record.ip, scanType: record.scanType }, 'scan was interrupted by a restart');
+    }
+    return records;
+  }
+
+  private async sweepExpired(): Promise<void> {
+    try {
+      const removed = await this.options.store.deleteExpired(this.clock.now());
+      if (removed > 0) this.log.info({ event: 'results_expired', removed }, 'expired results deleted');
+    } catch (error) {
+      this.log.error({ err: error }, 'expiry sweep failed');
+    }
+  }
+}

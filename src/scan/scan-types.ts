@@ -1,0 +1,30 @@
+// The two scan types of the interface and what each one scans.
+
+export type ScanType = 'fast' | 'deep';
+
+export const SCAN_TYPES: readonly ScanType[] = ['fast', 'deep'];
+
+/** The fast scan's 32 ports (port 25 included), in the order probed. */
+export const FAST_PORTS: readonly number[] = [
+  21, 22, 23, 25, 53, 80, 110, 111, 135, 139, 143, 443, 445, 465, 587, 993, 995, 1433, 1521, 2049,
+  2375, 3306, 3389, 5432, 5900, 6379, 8000, 8080, 8443, 9200, 11211, 27017,
+];
+
+/** Every TCP port, 1 to 65535. */
+export const DEEP_PORTS: readonly number[] = Array.from({ length: 65535 }, (_, i) => i + 1);
+
+export interface ScanTypeProfile {
+  ports: readonly number[];
+  /** Ports per chunk: deep has 64 chunks of 1024, fast 4 of 8. */
+  chunkSize: number;
+  totalChunks: number;
+}
+
+export const SCAN_PROFILES: Readonly<Record<ScanType, ScanTypeProfile>> = {
+  fast: { ports: FAST_PORTS, chunkSize: 8, totalChunks: 4 },
+  deep: { ports: DEEP_PORTS, chunkSize: 1024, totalChunks: 64 },
+};
+
+export function isScanType(value: string): value is ScanType {
+  return value === 'fast' || value === 'deep';
+}

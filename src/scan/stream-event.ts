@@ -1,0 +1,15 @@
+// The events a scan emits to whoever watches it (v2 streams, MCP progress,
+// webhooks): the interface's Server-Sent Event names and JSON payloads.
+
+export type StreamEventName = 'scan:queued' | 'scan:progress' | 'scan:complete' | 'scan:failed';
+
+export interface StreamEvent {
+  name: StreamEventName;
+  /** Increasing within one scan; the SSE `id:` line. */
+  id: number;
+  data: object;
+  /** scan:complete or scan:failed: nothing follows. */
+  terminal: boolean;
+}
+
+export type ScanListener = (event: StreamEvent) => void;

@@ -1,0 +1,70 @@
+// The embedded ResultStore: one lmdb environment in the data dir, one entry
+// per (scan type, ip).
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { open, type RootDatabase } from 'lmdb';
+
+import type { ScanRecord } from '../scan/scan-record.js';
+import type { ScanType } from '../scan/scan-types.js';
+import type { ResultStore } from './result-store.js';
+
+function recordKey(scanType: ScanType, ip: string): string {
+  return `${scanType}|${ip}`;
+}
+
+/** Scan records kept in lmdb; open it with {@link openLmdbStore}. */
+export class LmdbResultStore implements ResultStore {
+  constructor(private readonly db: RootDatabase<ScanRecord, string>) {}
+
+  async get(ip: string, scanType: ScanType): Promise<ScanRecord | null> {
+    return this.db.get(recordKey(scanType, ip)) ?? null;
+  }
+
+  async put(record: ScanRecord): Promise<void> {
+    await this.db.put(recordKey(record.scanType, record.ip), record);
+  }
+
+  async unfinished(): Promise<ScanRecord[]> {
+    const records: ScanRecord[] = [];
+    for (const { value } of this.db.getRange()) {
+      if (value.status === 'queued' || value.status === 'running') records.push(value);
+    }
+    return records;
+  }
+
+  deleteExpired(now: number): Promise<number> {
+    // Read and delete in one write transaction, so a record rewritten since
+    // it expired is never deleted.
+    return this.db.transaction(() => {
+      const expired: string[] = [];
+      for (const { key, value } of this.db.getRange()) {
+        if (value.expiresAt !== null && value.expiresAt <= now) expired.push(key);
+      }
+      for (const key of expired) this.db.removeSync(key);
+      return expired.length;
+    });
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
+
+/**
+ * Opens (creating it if needed) the store at `<dataDir>/results.lmdb`.
+ * `put` resolves only once the record is synced to disk.
+ */
+export async function openLmdbStore(dataDir: string): Promise<LmdbResultStore> {
+  await fs.promises.mkdir(dataDir, { recursive: true });
+  const db = open<ScanRecord, string>({
+    path: path.join(dataDir, 'results.lmdb'),
+    // lmdb-js defaults to overlappingSync on Linux and macOS: a write's
+    // promise then resolves at commit, before the fsync, so an OS crash or
+    // power loss after `await put()` could still lose the record. Without
+    // it every commit is synced before its promise resolves. noSync stays
+    // off (its default) for the same reason.
+    overlappingSync: false,
+  });
+  return new LmdbResultStore(db);
+}

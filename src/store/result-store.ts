@@ -1,0 +1,16 @@
+// Where scan records live. The embedded default is lmdb in the data dir; a
+// networked store can implement the same interface for several servers.
+import type { ScanRecord } from '../scan/scan-record.js';
+import type { ScanType } from '../scan/scan-types.js';
+
+export interface ResultStore {
+  /** The record of (ip, type), whatever its status, or null. */
+  get(ip: string, scanType: ScanType): Promise<ScanRecord | null>;
+  /** Writes the record durably (flushed to disk when the promise resolves). */
+  put(record: ScanRecord): Promise<void>;
+  /** Records still `queued` or `running`: what a crash left behind. */
+  unfinished(): Promise<ScanRecord[]>;
+  /** Deletes records whose `expiresAt` is at or before `now` (Unix ms); returns how many. */
+  deleteExpired(now: number): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,50 @@
+// The real server as a child process (`selfscan serve`), for what only a
+// process shows: kill -9, SIGTERM, restart on the same data dir.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  logs: Record<string, unknown>[];
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+}
+
+/** Runs `selfscan ARGS` with tsx; for `serve`, waits until it listens. */
+export function runCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | string> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+export async function startServerProcess(dataDir: string, extraArgs: string[] = []): Promise<ServerProcess> {
+  const run = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', ...extraArgs]);
+  const logs = (): Record<string, unknown>[] =>
+    run.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const listening = logs().find((line) => line.event === 'listening');
+    if (listening !== undefined) {
+      return {
+        url: `http://127.0.0.1:${String(listening.port)}`,
+        child: run.child,
+        get logs() {
+          return logs();
+        },
+        exited: run.exited,
+      };
+    }
+    if (run.child.exitCode !== null || Date.now() > deadline) {
+      run.child.kill('SIGKILL');
+      throw new Error(`server did not start: ${run.stderr()}${run.stdout()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

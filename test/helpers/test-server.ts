@@ -1,0 +1,44 @@
+// The real server, in this process, on port 0 with a fresh data dir, its
+// log lines kept for assertions.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+
+import { pino } from 'pino';
+
+import { type Config, DEFAULT_CONFIG } from '../../src/config.js';
+import type { Clock } from '../../src/scan/clock.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  dataDir: string;
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}, clock?: Clock): Promise<TestServer> {
+  const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'selfscan-test-'));
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const logger = pino({ level: 'info' }, sink);
+  const config: Config = { ...DEFAULT_CONFIG, host: '127.0.0.1', port: 0, allowPrivateTargets: true, drainSeconds: 1, ...overrides, dataDir };
+  const server = await startServer(config, logger, clock);
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    server,
+    dataDir,
+    logs,
+    close: async () => {
+      await server.close();
+      if (overrides.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,254 @@
+// The OpenAPI document: valid OpenAPI 3.1, complete for the service, and the
+// response validator built on it accepts each shape and rejects deviations.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+
+import { openApiDocument, openApiJson } from '../../src/http/openapi.js';
+import { FAIL_REASONS } from '../../src/scan/scan-record.js';
+import { validateResponse, validateSseEvent } from '../helpers/openapi-validator.js';
+
+type JsonObject = { [key: string]: unknown };
+
+const served = JSON.parse(openApiJson) as JsonObject;
+
+/** Follows `#/...` references in the served document. */
+function resolve(node: unknown): JsonObject {
+  const object = node as JsonObject;
+  if (typeof object.$ref !== 'string') return object;
+  const target = object.$ref
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((at, key) => (at as JsonObject)[key.replaceAll('~1', '/')], served);
+  return resolve(target);
+}
+
+const operations = Object.entries(served.paths as JsonObject).flatMap(([path, item]) =>
+  Object.entries(item as JsonObject).map(([method, op]) => ({ path, method, op: op as JsonObject })),
+);
+
+const port = (n: number, state: 'open' | 'filtered') => ({
+  port: n,
+  state,
+  service: n === 22 ? 'ssh' : null,
+  banner: n === 22 ? 'SSH-2.0-OpenSSH_9.6' : null,
+});
+
+const complete = {
+  ip: '203.0.113.7',
+  scan_type: 'fast',
+  status: 'complete',
+  ports_open: [port(22, 'open')],
+  ports_filtered: [port(25, 'filtered')],
+  service_banners: { '22': 'SSH-2.0-OpenSSH_9.6' },
+  ptr_record: 'host.example.net',
+  duration_ms: 12_345,
+  completed_at: 1_700_000_000,
+  expires_at: 1_700_086_400,
+};
+const incomplete = {
+  ...complete,
+  scan_type: 'deep',
+  status: 'incomplete',
+  ptr_record: null,
+  partial: true,
+  chunks_complete: 40,
+  total_chunks: 64,
+};
+const failed = {
+  ip: '2001:db8::7',
+  scan_type: 'deep',
+  status: 'failed',
+  chunks_complete: 3,
+  total_chunks: 64,
+  fail_reason: 'interrupted',
+};
+const inFlight = {
+  ip: '203.0.113.7',
+  scan_type: 'deep',
+  status: 'queued',
+  queue_position: 2,
+  chunks_complete: 0,
+  total_chunks: 64,
+  eta_seconds: 90,
+};
+const sseQueued = {
+  ip: '203.0.113.7',
+  scan_type: 'fast',
+  status: 'queued',
+  queue_position: 0,
+  eta_seconds: 15,
+  chunks_complete: 0,
+  total_chunks: 4,
+};
+const sseProgress = {
+  ip: '203.0.113.7',
+  scan_type: 'fast',
+  status: 'running',
+  queue_position: 0,
+  chunks_complete: 2,
+  total_chunks: 4,
+  ports_open: [port(22, 'open')],
+  filtered_count: 1,
+};
+const error = (code: string) => ({ error: code, reason: 'Explanation.' });
+
+describe('openApiDocument', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator({ allErrors: true });
+    const result = await validator.validate(JSON.parse(openApiJson) as JsonObject);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('carries interface version 1.0.0 and is served as its own JSON', () => {
+    expect(openApiDocument.openapi).toBe('3.1.0');
+    expect(openApiDocument.info).toMatchObject({ title: 'selfscan', version: '1.0.0' });
+    expect(served).toEqual(openApiDocument);
+  });
+
+  it('lists exactly the fail reasons the code uses', () => {
+    const failReason = resolve(
+      (resolve((served.components as JsonObject).schemas as JsonObject).ScanResultFailed as JsonObject)
+        .properties as JsonObject,
+    ).fail_reason as JsonObject;
+    expect(failReason.enum).toEqual([...FAIL_REASONS]);
+    for (const reason of FAIL_REASONS) expect(openApiJson).toContain(reason);
+  });
+
+  it('describes every path and method of the service, and no other', () => {
+    const methods = Object.fromEntries(
+      Object.entries(served.paths as JsonObject).map(([path, item]) => [path, Object.keys(item as JsonObject).sort()]),
+    );
+    expect(methods).toEqual({
+      '/v1/fast': ['get', 'post'],
+      '/v1/deep': ['get', 'post'],
+      '/v2/fast': ['get'],
+      '/v2/deep': ['get'],
+      '/openapi.json': ['get'],
+    });
+  });
+
+  it('lists the rate-limit headers on every response, Retry-After on 429', () => {
+    for (const { path, method, op } of operations) {
+      for (const [status, response] of Object.entries(op.responses as JsonObject)) {
+        const headers = Object.keys(resolve(response).headers as JsonObject);
+        expect(headers, `${method} ${path} ${status}`).toEqual(
+          expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+        );
+        if (status === '429') expect(headers).toContain('Retry-After');
+      }
+      expect(Object.keys(op.responses as JsonObject), `${method} ${path}`).toEqual(
+        expect.arrayContaining(['200', '404', '405']),
+      );
+    }
+  });
+
+  it('documents X-Callback-Url on the POSTs and X-Scan-Duration-Ms on the result GETs', () => {
+    for (const { path, method, op } of operations) {
+      if (method === 'post') {
+        const parameters = (op.parameters as unknown[]).map(resolve);
+        expect(parameters).toContainEqual(
+          expect.objectContaining({ name: 'X-Callback-Url', in: 'header', schema: expect.objectContaining({ maxLength: 2048 }) }),
+        );
+      }
+      if (method === 'get' && path.startsWith('/v1/')) {
+        const ok = resolve((op.responses as JsonObject)['200']);
+        expect(Object.keys(ok.headers as JsonObject)).toContain('X-Scan-Duration-Ms');
+      }
+    }
+  });
+});
+
+describe('validateResponse', () => {
+  it.each<[string, string, string, number, unknown, string?]>([
+    ['a fresh ScanQueued', 'POST', '/v1/fast', 200, { ip: '203.0.113.7', scan_type: 'fast', status: 'queued', eta_seconds: 15 }],
+    [
+      'a coalesced ScanQueued',
+      'POST',
+      '/v1/deep',
+      200,
+      { ip: '2001:db8::7', scan_type: 'deep', status: 'running', eta_seconds: 60, chunks_complete: 5, total_chunks: 64 },
+    ],
+    ['none', 'GET', '/v1/fast', 200, { ip: '203.0.113.7', scan_type: 'fast', status: 'none' }],
+    ['queued', 'GET', '/v1/deep', 200, inFlight],
+    ['running', 'GET', '/v1/deep', 200, { ...inFlight, status: 'running', queue_position: 0, chunks_complete: 9 }],
+    ['complete', 'GET', '/v1/fast', 200, complete],
+    ['complete with nothing found', 'GET', '/v1/fast', 200, { ...complete, ports_open: [], ports_filtered: [], service_banners: {} }],
+    ['incomplete', 'GET', '/v1/deep', 200, incomplete],
+    ...FAIL_REASONS.map((reason): [string, string, string, number, unknown] => [
+      `failed (${reason})`,
+      'GET',
+      '/v1/deep',
+      200,
+      { ...failed, fail_reason: reason },
+    ]),
+    ['403 not_available', 'POST', '/v1/fast', 403, error('not_available')],
+    ['422 invalid_target', 'POST', '/v1/deep', 422, error('invalid_target')],
+    ['422 invalid_callback_url', 'POST', '/v1/fast', 422, error('invalid_callback_url')],
+    ['429 with retry_after', 'POST', '/v1/deep', 429, { ...error('rate_limited'), retry_after: 300 }, 'application/json; charset=utf-8'],
+    ['503 unavailable', 'POST', '/v1/fast', 503, error('unavailable')],
+    ['v2 422 invalid_target', 'GET', '/v2/fast', 422, error('invalid_target')],
+    ['v2 429', 'GET', '/v2/deep', 429, { ...error('rate_limited'), retry_after: 12 }],
+    ['a stream', 'GET', '/v2/fast', 200, 'event: scan:queued\nid: 1\ndata: {}\n\n', 'text/event-stream'],
+    ['the document', 'GET', '/openapi.json', 200, served],
+    ['404 on an unknown path', 'GET', '/v3/fast?x=1', 404, error('not_found')],
+    ['405 on a known path', 'DELETE', '/v1/fast', 405, error('method_not_allowed')],
+  ])('accepts %s', (_name, method, path, status, body, contentType) => {
+    expect(() => validateResponse(method, path, status, body, contentType)).not.toThrow();
+  });
+
+  it.each<[string, string, string, number, unknown, RegExp]>([
+    ['a stray field in a result', 'GET', '/v1/fast', 200, { ...complete, stray: 1 }, /stray/],
+    ['a stray field in a port', 'GET', '/v1/fast', 200, { ...complete, ports_open: [{ ...port(22, 'open'), x: 1 }] }, /"x"/],
+    ['a stray field in none', 'GET', '/v1/fast', 200, { ip: '203.0.113.7', scan_type: 'fast', status: 'none', ports_open: [] }, /ports_open/],
+    ['queue_position on a complete result', 'GET', '/v1/fast', 200, { ...complete, queue_position: 0 }, /queue_position/],
+    ['an unknown status', 'GET', '/v1/fast', 200, { ...complete, status: 'done' }, /oneOf/],
+    ['an unknown fail reason', 'GET', '/v1/deep', 200, { ...failed, fail_reason: 'timeout' }, /fail_reason/],
+    ['incomplete without partial', 'GET', '/v1/deep', 200, { ...incomplete, partial: undefined }, /partial/],
+    ['incomplete with partial false', 'GET', '/v1/deep', 200, { ...incomplete, partial: false }, /partial/],
+    ['a missing field', 'GET', '/v1/fast', 200, { ...complete, expires_at: undefined }, /expires_at/],
+    ['a port out of range', 'GET', '/v1/fast', 200, { ...complete, ports_open: [port(70_000, 'open')] }, /port/],
+    ['a banner keyed by a name', 'GET', '/v1/fast', 200, { ...complete, service_banners: { ssh: 'x' } }, /property name/],
+    ['a host name as ip', 'GET', '/v1/fast', 200, { ...complete, ip: 'example.com' }, /\/ip/],
+    ['only one chunk counter', 'POST', '/v1/fast', 200, { ip: '203.0.113.7', scan_type: 'fast', status: 'running', eta_seconds: 1, chunks_complete: 1 }, /total_chunks/],
+    ['a stray field in an error', 'POST', '/v1/fast', 429, { ...error('rate_limited'), retry: 3 }, /retry/],
+    ['the wrong code for the status', 'POST', '/v1/fast', 403, error('rate_limited'), /error/],
+    ['invalid_callback_url on a stream', 'GET', '/v2/fast', 422, error('invalid_callback_url'), /error/],
+    ['a negative retry_after', 'POST', '/v1/fast', 429, { ...error('rate_limited'), retry_after: -1 }, /retry_after/],
+    ['an undocumented status', 'GET', '/v1/fast', 429, error('rate_limited'), /documents no 429/],
+    ['an undocumented path', 'GET', '/v3/fast', 200, {}, /no path/],
+    ['an undocumented method', 'PUT', '/v1/fast', 200, {}, /no operation/],
+  ])('rejects %s', (_name, method, path, status, body, message) => {
+    expect(() => validateResponse(method, path, status, JSON.parse(JSON.stringify(body)))).toThrow(message);
+  });
+
+  it('rejects a content type the operation does not document', () => {
+    expect(() => validateResponse('GET', '/v1/fast', 200, 'data: {}', 'text/event-stream')).toThrow(/no text\/event-stream/);
+  });
+});
+
+describe('validateSseEvent', () => {
+  it.each<[string, unknown]>([
+    ['scan:queued', sseQueued],
+    ['scan:queued', { ...sseQueued, status: 'running', chunks_complete: 1 }],
+    ['scan:progress', sseProgress],
+    ['scan:complete', complete],
+    ['scan:complete', incomplete],
+    ['scan:failed', failed],
+  ])('accepts %s', (event, data) => {
+    expect(() => validateSseEvent(event, data)).not.toThrow();
+  });
+
+  it.each<[string, string, unknown, RegExp]>([
+    ['a stray field in progress', 'scan:progress', { ...sseProgress, ports_filtered: [] }, /ports_filtered/],
+    ['progress without filtered_count', 'scan:progress', { ...sseProgress, filtered_count: undefined }, /filtered_count/],
+    ['a terminal status in queued', 'scan:queued', { ...sseQueued, status: 'complete' }, /status/],
+    ['a failed result as complete', 'scan:complete', failed, /oneOf/],
+    ['a stray field in incomplete', 'scan:complete', { ...incomplete, extra: true }, /extra/],
+    ['a complete result as failed', 'scan:failed', complete, /fail_reason/],
+    ['an unknown event', 'scan:done', complete, /no SSE event scan:done/],
+  ])('rejects %s', (_name, event, data, message) => {
+    expect(() => validateSseEvent(event, JSON.parse(JSON.stringify(data)))).toThrow(message);
+  });
+});

@@ -1,0 +1,192 @@
+// The scan manager's logic with a fake scanner, an in-memory store and an
+// injected clock.
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+
+import { RESULT_TTL_MS, ScanManager, ShuttingDownError } from '../../src/scan/scan-manager.js';
+import type { ScanRecord } from '../../src/scan/scan-record.js';
+import type { StreamEvent } from '../../src/scan/stream-event.js';
+import { FakeScanner, openPort } from '../helpers/fake-scanner.js';
+import { MemoryStore } from '../helpers/memory-store.js';
+
+const IP = '203.0.113.10';
+
+function setup(options: { concurrency?: number; ptr?: string | null } = {}) {
+  const scanner = new FakeScanner();
+  const store = new MemoryStore();
+  let now = Date.UTC(2026, 10, 21, 12, 0, 0);
+  const clock = { now: () => now };
+  const open = () =>
+    ScanManager.open({
+      scanner,
+      store,
+      logger: pino({ level: 'silent' }),
+      clock,
+      concurrency: { fast: options.concurrency ?? 4, deep: options.concurrency ?? 4 },
+      budgetMs: { fast: 60_000, deep: 600_000 },
+      lookupPtr: async () => options.ptr ?? null,
+    });
+  return { scanner, store, open, advance: (ms: number) => (now += ms), now: () => now };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ScanManager', () => {
+  it('walks a scan through queued, running and complete with the spec shapes', async () => {
+    const { scanner, store, open, advance, now } = setup({ ptr: 'host.example.net' });
+    const { manager } = await open();
+    expect(await manager.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'none' });
+
+    const started = await manager.start(IP, 'fast', 'v1');
+    expect(started.coalesced).toBe(false);
+    expect(started.body).toMatchObject({ ip: IP, scan_type: 'fast', status: 'queued' });
+    expect(started.body.chunks_complete).toBeUndefined();
+    expect(store.records.get(`fast|${IP}`)?.id).toBeDefined(); // stored before it answered
+
+    const fake = scanner.scans[0]!;
+    expect(fake.request).toMatchObject({ ip: IP, chunkSize: 8, budgetMs: 60_000 });
+    expect(fake.request.ports).toHaveLength(32);
+    fake.chunk({ index: 0, total: 4, open: [openPort(22, 'SSH-2.0-x')] });
+    expect(await manager.result(IP, 'fast')).toMatchObject({ status: 'running', queue_position: 0, chunks_complete: 1, total_chunks: 4 });
+
+    advance(5000);
+    fake.chunk({ index: 1, total: 4, open: [openPort(25, '220 mail')], filtered: [{ port: 23, state: 'filtered', service: 'telnet', banner: null }] });
+    fake.chunk({ index: 2, total: 4 });
+    fake.chunk({ index: 3, total: 4, open: [openPort(80)] });
+    fake.complete('complete', 4321);
+    await flush();
+
+    const result = await manager.result(IP, 'fast');
+    expect(result).toEqual({
+      ip: IP,
+      scan_type: 'fast',
+      status: 'complete',
+      ports_open: [openPort(22, 'SSH-2.0-x'), openPort(25, '220 mail'), openPort(80)],
+      ports_filtered: [{ port: 23, state: 'filtered', service: 'telnet', banner: null }],
+      service_banners: { '22': 'SSH-2.0-x', '25': '220 mail' },
+      ptr_record: 'host.example.net',
+      duration_ms: 4321,
+      completed_at: Math.floor(now() / 1000),
+      expires_at: Math.floor(now() / 1000) + 86400,
+    });
+  });
+
+  it('coalesces 1,000 concurrent starts onto one scan', async () => {
+    const { scanner, open } = setup();
+    const { manager } = await open();
+    const results = await Promise.all(Array.from({ length: 1000 }, () => manager.start(IP, 'deep', 'v1')));
+    expect(scanner.scans).toHaveLength(1);
+    expect(results.filter((r) => !r.coalesced)).toHaveLength(1);
+    for (const joined of results.filter((r) => r.coalesced)) {
+      expect(joined.body).toMatchObject({ chunks_complete: 0, total_chunks: 64 });
+      expect(['queued', 'running']).toContain(joined.body.status);
+    }
+    // Fast and deep of one address are different scans.
+    await manager.start(IP, 'fast', 'v2');
+    expect(scanner.scans).toHaveLength(2);
+  });
+
+  it('queues beyond its concurrency and reports queue positions', async () => {
+    const { scanner, open } = setup({ concurrency: 1 });
+    const { manager } = await open();
+    await manager.start('203.0.113.1', 'fast', 'v1');
+    await manager.start('203.0.113.2', 'fast', 'v1');
+    await manager.start('203.0.113.3', 'fast', 'v1');
+    expect(scanner.scans).toHaveLength(1);
+    expect(await manager.result('203.0.113.2', 'fast')).toMatchObject({ status: 'queued', queue_position: 0 });
+    expect(await manager.result('203.0.113.3', 'fast')).toMatchObject({ status: 'queued', queue_position: 1 });
+    scanner.scans[0]!.complete();
+    await flush();
+    expect(scanner.scans).toHaveLength(2);
+    expect(scanner.scans[1]!.request.ip).toBe('203.0.113.2');
+    expect(await manager.result('203.0.113.3', 'fast')).toMatchObject({ status: 'queued', queue_position: 0 });
+  });
+
+  it('learns eta_seconds from finished scans', async () => {
+    const { scanner, open } = setup({ concurrency: 1 });
+    const { manager } = await open();
+    await manager.start('203.0.113.1', 'fast', 'v1');
+    scanner.scans[0]!.complete('complete', 3000);
+    await flush();
+    expect((await manager.start('203.0.113.2', 'fast', 'v1')).body.eta_seconds).toBe(3);
+    expect((await manager.start('203.0.113.3', 'fast', 'v1')).body.eta_seconds).toBe(6);
+  });
+
+  it('forgets results 24 hours after completion', async () => {
+    const { scanner, store, open, advance } = setup();
+    const { manager } = await open();
+    await manager.start(IP, 'fast', 'v1');
+    scanner.scans[0]!.complete();
+    await flush();
+    advance(RESULT_TTL_MS - 1000);
+    expect((await manager.result(IP, 'fast')).status).toBe('complete');
+    advance(1000);
+    expect((await manager.result(IP, 'fast')).status).toBe('none');
+    expect(await store.deleteExpired(Date.now() + RESULT_TTL_MS * 2)).toBe(1);
+  });
+
+  it('reports an incomplete scan as partial', async () => {
+    const { scanner, open } = setup();
+    const { manager } = await open();
+    await manager.start(IP, 'deep', 'v1');
+    scanner.scans[0]!.chunk({ index: 0, total: 64, open: [openPort(22)] });
+    scanner.scans[0]!.complete('incomplete');
+    await flush();
+    expect(await manager.result(IP, 'deep')).toMatchObject({ status: 'incomplete', partial: true, chunks_complete: 1, total_chunks: 64, ports_open: [openPort(22)] });
+  });
+
+  it('fails scans the scanner cannot run, with a reason', async () => {
+    const { scanner, open } = setup();
+    const { manager } = await open();
+    await manager.start(IP, 'fast', 'v1');
+    scanner.scans[0]!.fail(Object.assign(new Error('connect ENETUNREACH'), { code: 'ENETUNREACH' }));
+    await flush();
+    expect(await manager.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'failed', chunks_complete: 0, total_chunks: 4, fail_reason: 'unreachable' });
+
+    scanner.throwOnScan = new TypeError('boom');
+    await manager.start(IP, 'deep', 'v1');
+    await flush();
+    expect(await manager.result(IP, 'deep')).toMatchObject({ status: 'failed', fail_reason: 'scanner_error' });
+  });
+
+  it('streams queued, progress and a terminal event with increasing ids', async () => {
+    const { scanner, open } = setup();
+    const { manager } = await open();
+    const seen: StreamEvent[] = [];
+    const started = await manager.start(IP, 'fast', 'v2', (event) => seen.push(event));
+    const events = [...started.initial];
+    expect(events.map((e) => e.name)).toEqual(['scan:queued', 'scan:progress']);
+    scanner.scans[0]!.chunk({ index: 0, total: 4, open: [openPort(443)] });
+    scanner.scans[0]!.complete();
+    await flush();
+    events.push(...seen);
+    expect(events.map((e) => e.name)).toEqual(['scan:queued', 'scan:progress', 'scan:progress', 'scan:complete']);
+    const ids = events.map((e) => e.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(4);
+    expect(events[2]!.data).toMatchObject({ chunks_complete: 1, ports_open: [openPort(443)], filtered_count: 0 });
+    expect(events[3]!.terminal).toBe(true);
+  });
+
+  it('on drain, ends what is still in flight as interrupted and refuses new scans', async () => {
+    const { scanner, open } = setup({ concurrency: 1 });
+    const { manager } = await open();
+    const seen: StreamEvent[] = [];
+    await manager.start('203.0.113.1', 'deep', 'v2', (e) => seen.push(e));
+    await manager.start('203.0.113.2', 'deep', 'v1');
+    await manager.drain(10);
+    expect(scanner.scans[0]!.cancelled).toBe(true);
+    expect(seen.at(-1)).toMatchObject({ name: 'scan:failed', data: { fail_reason: 'interrupted' } });
+    expect(await manager.result('203.0.113.2', 'deep')).toMatchObject({ status: 'failed', fail_reason: 'interrupted' });
+    await expect(manager.start(IP, 'fast', 'v1')).rejects.toBeInstanceOf(ShuttingDownError);
+  });
+
+  it('reports scans a crash left unfinished as failed (interrupted)', async () => {
+    const { store, open } = setup();
+    const left: ScanRecord = { id: 'x', ip: IP, scanType: 'deep', status: 'running', origin: 'v1', queuedAt: 1, startedAt: 2, completedAt: null, expiresAt: null, durationMs: null, chunksComplete: 7, totalChunks: 64, portsOpen: [], portsFiltered: [], ptrRecord: null, failReason: null };
+    await store.put(left);
+    const { manager, interrupted } = await open();
+    expect(interrupted.map((r) => r.id)).toEqual(['x']);
+    expect(await manager.result(IP, 'deep')).toEqual({ ip: IP, scan_type: 'deep', status: 'failed', chunks_complete: 7, total_chunks: 64, fail_reason: 'interrupted' });
+  });
+});
