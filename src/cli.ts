@@ -5,15 +5,21 @@ import { parseArgs } from 'node:util';
 
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
+import { runOptOutCommand } from './opt-out-command.js';
 import { startServer } from './server.js';
 import { VERSION } from './version.js';
 
 const HELP = `selfscan ${VERSION}: tells a server which of its TCP ports the outside world can reach
 
 Usage:
-  selfscan serve [options]   run the HTTP service
-  selfscan --help            show this help
-  selfscan --version         print the version
+  selfscan serve [options]                      run the HTTP service
+  selfscan optout add|remove CIDR [--file PATH] edit the opt-out list (a running service reloads it)
+  selfscan optout list [--file PATH]            print the opt-out list
+  selfscan --help                               show this help
+  selfscan --version                            print the version
+
+The optout commands use the optOutFile of --config FILE (or SELFSCAN_CONFIG)
+unless --file is given.
 
 Options of serve (each also as an environment variable):
   --host HOST                address to listen on (SELFSCAN_HOST; default 0.0.0.0)
@@ -72,7 +78,16 @@ function serve(args: string[]): void {
   );
 }
 
-function main(argv: string[]): void {
+/** `selfscan optout …`: takes the file from --file, else from the config. */
+async function optOut(args: string[]): Promise<void> {
+  const at = args.indexOf('--config');
+  const configFile = at >= 0 ? args[at + 1] : undefined;
+  const rest = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
+  const { optOutFile } = loadConfig({ config: configFile });
+  process.exitCode = await runOptOutCommand(rest, optOutFile);
+}
+
+async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -89,6 +104,9 @@ function main(argv: string[]): void {
       case 'serve':
         serve(rest);
         return;
+      case 'optout':
+        await optOut(rest);
+        return;
       default:
         process.stderr.write(`selfscan: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
         process.exitCode = 2;
@@ -103,4 +121,4 @@ function main(argv: string[]): void {
   }
 }
 
-main(process.argv.slice(2));
+void main(process.argv.slice(2));

@@ -2,6 +2,10 @@
 // environment variables, then command-line flags; later ones win.
 import { readFileSync } from 'node:fs';
 
+import ipaddr from 'ipaddr.js';
+
+import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitsConfig } from './limits/limits-config.js';
+
 export interface Config {
   host: string;
   port: number;
@@ -18,6 +22,14 @@ export interface Config {
   drainSeconds: number;
   /** Reverse DNS for ptr_record: servers as `ip` or `ip:port` (default: the system's). */
   dns: { servers?: string[]; timeoutMs: number };
+  /** Rate limits; `max: 0` turns one off. */
+  limits: LimitsConfig;
+  /** CIDRs of proxies whose X-Forwarded-For is believed. */
+  trustProxy: string[];
+  /** File of opted-out IPs/CIDRs, reloaded when it changes. */
+  optOutFile?: string;
+  /** ASN data: a .mmdb file or an ip-location-db CSV; default the bundled data. */
+  asnDatabase?: string;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -30,6 +42,8 @@ export const DEFAULT_CONFIG: Config = {
   scanBudgetSeconds: { fast: 120, deep: 1800 },
   drainSeconds: 30,
   dns: { timeoutMs: 2000 },
+  limits: DEFAULT_LIMITS,
+  trustProxy: [],
 };
 
 /** A configuration value that is not usable; the message says which and why. */
@@ -80,6 +94,15 @@ function positive(value: unknown, name: string): number {
   return value;
 }
 
+function isCidr(text: string): boolean {
+  try {
+    ipaddr.parseCIDR(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function validate(config: Config): Config {
   if (typeof config.host !== 'string' || config.host === '') throw new ConfigError('host must be a non-empty string');
   if (typeof config.dataDir !== 'string' || config.dataDir === '') throw new ConfigError('dataDir must be a non-empty string');
@@ -90,6 +113,18 @@ function validate(config: Config): Config {
   positive(config.scanBudgetSeconds.fast, 'scanBudgetSeconds.fast');
   positive(config.scanBudgetSeconds.deep, 'scanBudgetSeconds.deep');
   positive(config.dns.timeoutMs, 'dns.timeoutMs');
+  for (const name of LIMIT_NAMES) {
+    const rule = config.limits[name];
+    if (!Number.isInteger(rule.max) || rule.max < 0) throw new ConfigError(`limits.${name}.max must be a whole number (0 = unlimited)`);
+    positive(rule.windowSeconds, `limits.${name}.windowSeconds`);
+  }
+  if (!Array.isArray(config.trustProxy)) throw new ConfigError('trustProxy must be a list of CIDRs');
+  for (const cidr of config.trustProxy) {
+    if (typeof cidr !== 'string' || !(ipaddr.isValid(cidr) || isCidr(cidr))) throw new ConfigError(`trustProxy: ${JSON.stringify(cidr)} is not an address or CIDR`);
+  }
+  for (const key of ['optOutFile', 'asnDatabase'] as const) {
+    if (config[key] !== undefined && (typeof config[key] !== 'string' || config[key] === '')) throw new ConfigError(`${key} must be a file path`);
+  }
   for (const type of ['fast', 'deep'] as const) {
     const value = config.concurrency[type];
     if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
@@ -97,6 +132,12 @@ function validate(config: Config): Config {
     }
   }
   return config;
+}
+
+function mergeLimits(fromFile: Partial<Record<keyof LimitsConfig, Partial<LimitsConfig['edge']>>> | undefined): LimitsConfig {
+  const limits = structuredClone(DEFAULT_LIMITS);
+  for (const name of LIMIT_NAMES) limits[name] = { ...limits[name], ...fromFile?.[name] };
+  return limits;
 }
 
 /** The effective configuration. Throws ConfigError for anything unusable. */
@@ -109,6 +150,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
     concurrency: { ...DEFAULT_CONFIG.concurrency, ...fromFile.concurrency },
     scanBudgetSeconds: { ...DEFAULT_CONFIG.scanBudgetSeconds, ...fromFile.scanBudgetSeconds },
     dns: { ...DEFAULT_CONFIG.dns, ...fromFile.dns },
+    limits: mergeLimits(fromFile.limits),
   };
   if (env.SELFSCAN_HOST !== undefined) config.host = env.SELFSCAN_HOST;
   if (env.SELFSCAN_PORT !== undefined) config.port = toPort(env.SELFSCAN_PORT, 'SELFSCAN_PORT');

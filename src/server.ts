@@ -4,8 +4,12 @@ import type { Logger } from 'pino';
 
 import type { Config } from './config.js';
 import { createHttpApp } from './http/app.js';
+import { Admission } from './limits/admission.js';
+import { openAsnLookup } from './limits/open-asn-lookup.js';
+import { OptOutList } from './limits/opt-out-list.js';
+import { MemoryRateLimitStore } from './limits/rate-limit-store.js';
 import { createScanner } from './native/scanner.js';
-import type { Clock } from './scan/clock.js';
+import { type Clock, systemClock } from './scan/clock.js';
 import { createPtrLookup } from './scan/ptr-lookup.js';
 import { ScanManager } from './scan/scan-manager.js';
 import { openLmdbStore } from './store/lmdb-store.js';
@@ -37,14 +41,31 @@ export async function startServer(config: Config, logger: Logger, clock?: Clock)
     budgetMs: { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 },
     lookupPtr: createPtrLookup(config.dns),
   });
+  const asn = await openAsnLookup({ asnDatabase: config.asnDatabase, dataDir: config.dataDir });
+  const optOut = await OptOutList.open(config.optOutFile, (reload) =>
+    logger.info({ event: 'optout_loaded', file: config.optOutFile, ...reload }, 'opt-out list loaded'),
+  );
+  const admission = new Admission({
+    limits: config.limits,
+    store: new MemoryRateLimitStore(),
+    optOut,
+    asn,
+    allowPrivateTargets: config.allowPrivateTargets,
+    clock: clock ?? systemClock,
+    logger,
+  });
   const http = createHttpApp({
     manager,
+    admission,
+    trustProxy: config.trustProxy,
     logger,
-    allowPrivateTargets: config.allowPrivateTargets,
     sseKeepAliveMs: config.sseKeepAliveSeconds * 1000,
   });
   const port = await http.listen(config.host, config.port);
-  logger.info({ event: 'listening', host: config.host, port, concurrency, socketBudget: budget, allowPrivateTargets: config.allowPrivateTargets }, `selfscan listening on ${config.host}:${port}`);
+  logger.info(
+    { event: 'listening', host: config.host, port, concurrency, socketBudget: budget, allowPrivateTargets: config.allowPrivateTargets, asnSource: asn.source },
+    `selfscan listening on ${config.host}:${port}`,
+  );
 
   let closing: Promise<void> | undefined;
   return {
@@ -54,6 +75,7 @@ export async function startServer(config: Config, logger: Logger, clock?: Clock)
       (closing ??= (async () => {
         http.stopListening();
         await manager.drain(config.drainSeconds * 1000);
+        optOut.close();
         await store.close();
         logger.info({ event: 'stopped' }, 'selfscan stopped');
       })()),

@@ -2,8 +2,10 @@
 // document, and JSON answers for unknown paths (404) and methods (405).
 import type { Logger } from 'pino';
 
+import type { Admission } from '../limits/admission.js';
 import type { ScanManager } from '../scan/scan-manager.js';
 import { SCAN_TYPES } from '../scan/scan-types.js';
+import { ClientAddressResolver } from './client-address.js';
 import { ApiError } from './errors.js';
 import { openApiJson } from './openapi.js';
 import { RouteContext } from './route-context.js';
@@ -13,8 +15,10 @@ import { loadUws, type us_listen_socket } from './uws.js';
 
 export interface HttpAppOptions {
   manager: ScanManager;
+  admission: Admission;
+  /** CIDRs of the proxies in front of the service (X-Forwarded-For). */
+  trustProxy: readonly string[];
   logger: Logger;
-  allowPrivateTargets: boolean;
   /** Interval of `: keep-alive` comments on v2 streams. */
   sseKeepAliveMs: number;
 }
@@ -38,23 +42,23 @@ const ALLOWED: Record<string, string> = {
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const uws = loadUws();
   const app = uws.App();
-  const context = new RouteContext({ app, ...options });
+  const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy) });
   for (const scanType of SCAN_TYPES) {
     registerV1(context, scanType);
     registerV2(context, scanType);
   }
   app.get('/openapi.json', (res, req) => {
-    context.handle(res, req, 'GET', '/openapi.json', async (exchange, ip) => {
-      await exchange.jsonText('200 OK', openApiJson, context.responseHeaders(ip));
+    context.handle(res, req, 'GET', '/openapi.json', async (exchange, _ip, headers) => {
+      await exchange.jsonText('200 OK', openApiJson, headers);
       return '200';
     });
   });
   for (const [path, allow] of Object.entries(ALLOWED)) {
     app.any(path, (res, req) => {
       const method = req.getMethod().toUpperCase();
-      context.handle(res, req, method, path, async (exchange, ip) => {
+      context.handle(res, req, method, path, async (exchange, _ip, headers) => {
         const error = new ApiError('method_not_allowed', `${method} is not allowed on ${path}; use ${allow}`);
-        await exchange.error(error, { ...context.responseHeaders(ip), Allow: allow });
+        await exchange.error(error, { ...headers, Allow: allow });
         return '405';
       });
     });
@@ -62,8 +66,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.any('/*', (res, req) => {
     const method = req.getMethod().toUpperCase();
     const url = req.getUrl();
-    context.handle(res, req, method, url, async (exchange, ip) => {
-      await exchange.error(new ApiError('not_found', `no such endpoint: ${url}`), context.responseHeaders(ip));
+    context.handle(res, req, method, url, async (exchange, _ip, headers) => {
+      await exchange.error(new ApiError('not_found', `no such endpoint: ${url}`), headers);
       return '404';
     });
   });

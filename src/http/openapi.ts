@@ -108,7 +108,13 @@ function jsonResponse(description: string, schema: object, extraHeaders: object 
   };
 }
 
-const notFoundAndMethod = { '404': responseRef('NotFound'), '405': responseRef('MethodNotAllowed') };
+/** What any request can meet: wrong path or method, the edge rate limit, a stopping service. */
+const notFoundAndMethod = {
+  '404': responseRef('NotFound'),
+  '405': responseRef('MethodNotAllowed'),
+  '429': responseRef('RateLimited'),
+  '503': responseRef('Unavailable'),
+};
 
 function startOperation(type: 'fast' | 'deep') {
   return {
@@ -124,8 +130,6 @@ function startOperation(type: 'fast' | 'deep') {
       '200': jsonResponse('The scan is queued, or the request joined the scan in flight.', schemaRef('ScanQueued')),
       '403': responseRef('NotAvailable'),
       '422': responseRef('InvalidScanRequest'),
-      '429': responseRef('RateLimited'),
-      '503': responseRef('Unavailable'),
       ...notFoundAndMethod,
     },
   };
@@ -162,8 +166,6 @@ function streamOperation(type: 'fast' | 'deep') {
       '200': responseRef('ScanEventStream'),
       '403': responseRef('NotAvailable'),
       '422': responseRef('InvalidTarget'),
-      '429': responseRef('RateLimited'),
-      '503': responseRef('Unavailable'),
       ...notFoundAndMethod,
     },
   };
@@ -187,8 +189,9 @@ export const openApiDocument = {
       'Requests for the same address and scan type while a scan is in flight coalesce onto that scan. ' +
         'Results expire 24 hours after completion. An `incomplete` result (`partial: true`) holds what was ' +
         'found before the host proved too slow or too filtered; it is never a full scan.',
-      'No authentication. Every response carries the X-RateLimit-* headers; a refused request is a 429 with ' +
-        'Retry-After. Every error is a JSON Error object.',
+      'No authentication. Every response carries the X-RateLimit-* headers of the per-IP edge limit (or, on a ' +
+        '429, of the limit that refused); a refused request is a 429 with Retry-After. An operator who turns ' +
+        'the edge limit off (max 0) gets responses without them. Every error is a JSON Error object.',
       'JSON responses may be gzip-compressed (`Content-Encoding: gzip`) when the request sends ' +
         '`Accept-Encoding: gzip`.',
     ].join('\n\n'),

@@ -1,12 +1,16 @@
-// What every route needs: the app, the scan manager, the admission checks,
-// and one wrapper that turns a handler into a logged, crash-proof response.
+// What every route needs: the app, the scan manager, the abuse controls,
+// and one wrapper that turns a handler into a rate-limited, logged,
+// crash-proof response.
 import type { Logger } from 'pino';
 
-import { refuseTarget } from '../limits/target-policy.js';
-import { ShuttingDownError, type ScanManager } from '../scan/scan-manager.js';
+import type { Admission } from '../limits/admission.js';
+import { guardedStart } from '../limits/guarded-start.js';
+import { Refusal, rateLimitHeaders } from '../limits/refusal.js';
+import { ShuttingDownError, type ScanManager, type StartResult } from '../scan/scan-manager.js';
 import type { ScanOrigin } from '../scan/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';
-import { peerAddress } from './client-address.js';
+import type { ScanListener } from '../scan/stream-event.js';
+import { type ClientAddressResolver, peerAddress } from './client-address.js';
 import { ApiError } from './errors.js';
 import { Exchange, type Headers } from './exchange.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
@@ -14,13 +18,17 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 export interface RouteContextOptions {
   app: TemplatedApp;
   manager: ScanManager;
+  admission: Admission;
+  clientAddress: ClientAddressResolver;
   logger: Logger;
-  allowPrivateTargets: boolean;
   sseKeepAliveMs: number;
 }
 
-/** A route body: resolves with the status it answered (for the log). */
-export type Handler = (exchange: Exchange, ip: string) => Promise<string>;
+/**
+ * A route body. `headers` are the X-RateLimit-* headers every response
+ * carries. Resolves with the status it answered (for the log).
+ */
+export type Handler = (exchange: Exchange, ip: string, headers: Headers) => Promise<string>;
 
 export class RouteContext {
   readonly app: TemplatedApp;
@@ -35,43 +43,43 @@ export class RouteContext {
     this.log = options.logger;
   }
 
+  /** Starts or joins a scan of `ip` through every abuse control. */
+  startScan(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener): Promise<StartResult> {
+    return guardedStart(this.options.admission, this.manager, ip, scanType, origin, listener);
+  }
+
   /**
-   * Checks that `ip` may start a scan; resolves with the headers for the
-   * response or rejects with the ApiError to answer.
+   * Runs `handler` for one request: resolves the caller, charges the edge
+   * limit, answers every error as JSON, logs one line.
    */
-  async admit(ip: string, _scanType: ScanType, origin: ScanOrigin): Promise<Headers> {
-    const refusal = refuseTarget(ip, { allowPrivateTargets: this.options.allowPrivateTargets });
-    if (refusal !== null) {
-      this.log.info({ event: 'scan_refused', ip, origin, error: 'invalid_target' }, refusal);
-      throw new ApiError('invalid_target', refusal);
-    }
-    return this.responseHeaders(ip);
-  }
-
-  /** Headers every response to `ip` carries. */
-  responseHeaders(_ip: string): Headers {
-    return {};
-  }
-
-  /** Runs `handler` for one request: reads what must be read at once, answers errors as JSON, logs. */
   handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler): void {
     const startedAt = performance.now();
     const exchange = new Exchange(res, req);
-    const ip = peerAddress(res);
+    const ip = this.options.clientAddress.resolve(peerAddress(res), req.getHeader('x-forwarded-for'));
+    let headers: Headers = {};
     const logLine = (status: string): void => {
       this.log.info({ event: 'request', method, path, ip, status, ms: Math.round(performance.now() - startedAt) }, 'request');
     };
-    handler(exchange, ip).then(logLine, async (error: unknown) => {
-      const answer = this.toApiError(error);
-      await exchange.error(answer, this.responseHeaders(ip)).catch(() => {});
+    (async () => {
+      const edge = await this.options.admission.edge(ip);
+      if (edge !== null) headers = rateLimitHeaders(edge);
+      return handler(exchange, ip, headers);
+    })().then(logLine, async (error: unknown) => {
+      const [answer, answerHeaders] = this.toApiError(error, headers);
+      await exchange.error(answer, answerHeaders).catch(() => {});
       logLine(answer.code);
     });
   }
 
-  private toApiError(error: unknown): ApiError {
-    if (error instanceof ApiError) return error;
-    if (error instanceof ShuttingDownError) return new ApiError('unavailable', 'the service is shutting down; try again shortly');
+  private toApiError(error: unknown, headers: Headers): [ApiError, Headers] {
+    if (error instanceof ApiError) return [error, headers];
+    if (error instanceof Refusal) {
+      const decision = error.decision;
+      const retryAfter = error.code === 'rate_limited' ? decision?.retryAfter : undefined;
+      return [new ApiError(error.code, error.reason, retryAfter), decision ? rateLimitHeaders(decision) : headers];
+    }
+    if (error instanceof ShuttingDownError) return [new ApiError('unavailable', 'the service is shutting down; try again shortly'), headers];
     this.log.error({ err: error }, 'request failed');
-    return new ApiError('unavailable', 'the service could not handle this request; try again shortly');
+    return [new ApiError('unavailable', 'the service could not handle this request; try again shortly'), headers];
   }
 }

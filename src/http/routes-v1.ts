@@ -1,6 +1,7 @@
 // v1, polling: POST /v1/{fast,deep} starts (or joins) a scan of the caller,
 // GET /v1/{fast,deep} reports its state.
 import type { ScanType } from '../scan/scan-types.js';
+import type { Headers } from './exchange.js';
 import type { RouteContext } from './route-context.js';
 
 export function registerV1(context: RouteContext, scanType: ScanType): void {
@@ -8,20 +9,18 @@ export function registerV1(context: RouteContext, scanType: ScanType): void {
   const path = `/v1/${scanType}`;
 
   app.post(path, (res, req) => {
-    context.handle(res, req, 'POST', path, async (exchange, ip) => {
-      const headers = await context.admit(ip, scanType, 'v1');
-      const started = await manager.start(ip, scanType, 'v1');
+    context.handle(res, req, 'POST', path, async (exchange, ip, headers) => {
+      const started = await context.startScan(ip, scanType, 'v1');
       await exchange.json('200 OK', started.body, headers);
       return '200';
     });
   });
 
   app.get(path, (res, req) => {
-    context.handle(res, req, 'GET', path, async (exchange, ip) => {
+    context.handle(res, req, 'GET', path, async (exchange, ip, headers) => {
       const body = await manager.result(ip, scanType);
-      const headers = context.responseHeaders(ip);
-      if (body.status === 'complete') headers['X-Scan-Duration-Ms'] = String(body.duration_ms);
-      await exchange.json('200 OK', body, headers);
+      const duration: Headers = body.status === 'complete' ? { 'X-Scan-Duration-Ms': String(body.duration_ms) } : {};
+      await exchange.json('200 OK', body, { ...headers, ...duration });
       return '200';
     });
   });

@@ -7,16 +7,15 @@ import type { RouteContext } from './route-context.js';
 import { SseStream } from './sse-stream.js';
 
 export function registerV2(context: RouteContext, scanType: ScanType): void {
-  const { app, manager } = context;
+  const { app } = context;
   const path = `/v2/${scanType}`;
 
   app.get(path, (res, req) => {
-    context.handle(res, req, 'GET', path, async (exchange, ip) => {
-      const headers = await context.admit(ip, scanType, 'v2');
+    context.handle(res, req, 'GET', path, async (exchange, ip, headers) => {
       // Events that arrive before the stream is open wait here.
       const early: StreamEvent[] = [];
       let stream: SseStream | undefined;
-      const started = await manager.start(ip, scanType, 'v2', (event) => (stream ? stream.send(event) : early.push(event)));
+      const started = await context.startScan(ip, scanType, 'v2', (event) => (stream ? stream.send(event) : early.push(event)));
       if (exchange.aborted) {
         started.unsubscribe();
         return 'aborted';

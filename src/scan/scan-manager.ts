@@ -66,6 +66,8 @@ class LiveScan {
   ptr: Promise<string | null> = Promise.resolve(null);
   /** Writes of this record, chained so they land in order. */
   persisted: Promise<void> = Promise.resolve();
+  /** Settles when the scan is admitted and recorded; rejects if refused. */
+  accepted: Promise<void> = Promise.resolve();
 
   constructor(readonly record: ScanRecord) {}
 }
@@ -105,23 +107,36 @@ export class ScanManager {
 
   /**
    * Starts a scan of `ip`, or joins the one in flight for (ip, scanType).
-   * Resolves once a new scan is durably recorded. `listener` receives the
-   * scan's events after `initial`.
+   * `admit` runs only when a new scan would start (joining one costs no
+   * quota); if it throws, nothing starts and the error is thrown here, and
+   * to any request that joined meanwhile. Resolves once a new scan is
+   * durably recorded. `listener` receives the scan's events after `initial`.
    */
-  async start(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener): Promise<StartResult> {
+  async start(
+    ip: string,
+    scanType: ScanType,
+    origin: ScanOrigin,
+    listener?: ScanListener,
+    admit?: () => Promise<void>,
+  ): Promise<StartResult> {
     if (!this.accepting) throw new ShuttingDownError();
     const key = keyOf(ip, scanType);
     const existing = this.live.get(key);
     if (existing !== undefined) {
+      await existing.accepted;
       this.log.info({ event: 'scan_joined', ip, scanType, origin, scanId: existing.record.id }, 'request joined a scan in flight');
       const body = scanQueuedBody(existing.record, true, this.facts(existing).etaSeconds);
       return { body, coalesced: true, ...this.watchLive(existing, listener) };
     }
 
     const scan = new LiveScan(this.newRecord(ip, scanType, origin));
-    this.live.set(key, scan);
-    try {
+    this.live.set(key, scan); // before any await: concurrent requests join it
+    scan.accepted = (async () => {
+      await admit?.();
       await this.persist(scan);
+    })();
+    try {
+      await scan.accepted;
     } catch (error) {
       this.live.delete(key);
       this.notifyIfIdle();

@@ -1,7 +1,11 @@
 // The real server as a child process (`selfscan serve`), for what only a
 // process shows: kill -9, SIGTERM, restart on the same data dir.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { NO_LIMITS } from './no-limits.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
@@ -24,8 +28,11 @@ export function runCli(args: string[], env: Record<string, string> = {}): { chil
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-export async function startServerProcess(dataDir: string, extraArgs: string[] = []): Promise<ServerProcess> {
-  const run = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', ...extraArgs]);
+/** Starts `selfscan serve` on port 0 with `config` (rate limits off unless given) as its config file. */
+export async function startServerProcess(dataDir: string, config: object = {}): Promise<ServerProcess> {
+  const configFile = join(dataDir, 'test-config.json');
+  writeFileSync(configFile, JSON.stringify({ limits: NO_LIMITS, ...config }));
+  const run = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile]);
   const logs = (): Record<string, unknown>[] =>
     run.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
   const deadline = Date.now() + 20_000;

@@ -63,10 +63,7 @@ describe('restart', () => {
   });
 
   it('on SIGTERM, gives open streams their terminal event, then exits', async () => {
-    const dataDir = tempDir();
-    const config = join(dataDir, 'config.json');
-    writeFileSync(config, JSON.stringify({ drainSeconds: 0.05 }));
-    const server = track(await startServerProcess(dataDir, ['--config', config]));
+    const server = track(await startServerProcess(tempDir(), { drainSeconds: 0.05 }));
     const socket = connect({ host: '127.0.0.1', port: Number(new URL(server.url).port), localAddress: '127.0.0.33' });
     let text = '';
     socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));

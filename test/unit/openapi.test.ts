@@ -216,7 +216,7 @@ describe('validateResponse', () => {
     ['the wrong code for the status', 'POST', '/v1/fast', 403, error('rate_limited'), /error/],
     ['invalid_callback_url on a stream', 'GET', '/v2/fast', 422, error('invalid_callback_url'), /error/],
     ['a negative retry_after', 'POST', '/v1/fast', 429, { ...error('rate_limited'), retry_after: -1 }, /retry_after/],
-    ['an undocumented status', 'GET', '/v1/fast', 429, error('rate_limited'), /documents no 429/],
+    ['an undocumented status', 'GET', '/v1/fast', 403, error('not_available'), /documents no 403/],
     ['an undocumented path', 'GET', '/v3/fast', 200, {}, /no path/],
     ['an undocumented method', 'PUT', '/v1/fast', 200, {}, /no operation/],
   ])('rejects %s', (_name, method, path, status, body, message) => {

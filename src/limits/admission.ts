@@ -1,0 +1,90 @@
+// The abuse controls in the order the service applies them to a start:
+// edge limit (every request) -> target policy -> opt-out -> [coalescing, in
+// the scan manager] -> scan limits -> start. One instance serves v1, v2
+// and MCP alike, so every start path shares the same counters.
+import type { Logger } from 'pino';
+
+import type { Clock } from '../scan/clock.js';
+import type { ScanOrigin } from '../scan/scan-record.js';
+import type { ScanType } from '../scan/scan-types.js';
+import { type AsnLookup, rateLimitBucket } from './asn-lookup.js';
+import type { RateDecision, RateRule } from './gcra.js';
+import type { LimitsConfig } from './limits-config.js';
+import type { RateCharge, RateLimitStore } from './rate-limit-store.js';
+import { Refusal } from './refusal.js';
+import { refuseTarget } from './target-policy.js';
+
+export interface AdmissionOptions {
+  limits: LimitsConfig;
+  store: RateLimitStore;
+  optOut: { has(ip: string): boolean };
+  asn: AsnLookup;
+  allowPrivateTargets: boolean;
+  clock: Clock;
+  logger: Logger;
+}
+
+const active = (rule: RateRule): boolean => rule.max > 0;
+
+export class Admission {
+  private readonly log: Logger;
+
+  constructor(private readonly options: AdmissionOptions) {
+    this.log = options.logger;
+  }
+
+  /**
+   * Charges one request of `ip` to the edge limit. Resolves with the edge
+   * decision (for the X-RateLimit-* headers), null when the limit is off;
+   * rejects with a Refusal when the IP is over it.
+   */
+  async edge(ip: string): Promise<RateDecision | null> {
+    const rule = this.options.limits.edge;
+    if (!active(rule)) return null;
+    const [decision] = await this.options.store.charge([{ key: `edge|${ip}`, rule }], this.options.clock.now());
+    if (!decision!.allowed) {
+      this.log.info({ event: 'request_refused', ip, error: 'rate_limited', limit: 'edge', retryAfter: decision!.retryAfter }, 'edge rate limit');
+      throw new Refusal('rate_limited', `more than ${rule.max} requests in ${rule.windowSeconds} s from ${ip}; retry in ${decision!.retryAfter} s`, decision);
+    }
+    return decision!;
+  }
+
+  /** Target policy, then opt-out: throws a Refusal for a caller that may not be scanned. */
+  checkTarget(ip: string, scanType: ScanType, origin: ScanOrigin): void {
+    const invalid = refuseTarget(ip, { allowPrivateTargets: this.options.allowPrivateTargets });
+    if (invalid !== null) this.refuse(new Refusal('invalid_target', invalid), ip, scanType, origin);
+    if (this.options.optOut.has(ip)) {
+      this.refuse(new Refusal('not_available', `scans of ${ip} are not available (opted out or restricted)`), ip, scanType, origin);
+    }
+  }
+
+  /** Charges a new scan to the scan limits; throws a Refusal when one is exhausted. */
+  async chargeScan(ip: string, scanType: ScanType, origin: ScanOrigin): Promise<void> {
+    const { limits } = this.options;
+    const asn = this.options.asn.asnOf(ip);
+    const bucket = rateLimitBucket(ip, asn);
+    const named: [string, RateCharge][] =
+      scanType === 'fast'
+        ? [['fastPerAsn', { key: `fast|${bucket}`, rule: limits.fastPerAsn }]]
+        : [
+            ['deepPerIp', { key: `deep|${ip}`, rule: limits.deepPerIp }],
+            ['deepPerAsn', { key: `deep|${bucket}`, rule: limits.deepPerAsn }],
+          ];
+    const charged = named.filter(([, charge]) => active(charge.rule));
+    const decisions = await this.options.store.charge(charged.map(([, charge]) => charge), this.options.clock.now());
+    const refused = decisions.findIndex((d) => !d.allowed);
+    if (refused >= 0) {
+      const [name, { rule }] = charged[refused]!;
+      const decision = decisions[refused]!;
+      const scope = name.endsWith('Asn') ? bucket : ip;
+      const reason = `${scanType} scans are limited to ${rule.max} per ${rule.windowSeconds} s for ${scope}; retry in ${decision.retryAfter} s`;
+      this.refuse(new Refusal('rate_limited', reason, decision), ip, scanType, origin, { asn, limit: name });
+    }
+    this.log.info({ event: 'scan_admitted', ip, asn, bucket, scanType, origin }, 'scan admitted');
+  }
+
+  private refuse(refusal: Refusal, ip: string, scanType: ScanType, origin: ScanOrigin, extra: object = {}): never {
+    this.log.info({ event: 'scan_refused', ip, scanType, origin, error: refusal.code, ...extra }, refusal.reason);
+    throw refusal;
+  }
+}

@@ -1,0 +1,9 @@
+import type { LimitsConfig } from '../../src/limits/limits-config.js';
+
+/** Every rate limit off: tests of other things make many requests from one address. */
+export const NO_LIMITS: LimitsConfig = {
+  edge: { max: 0, windowSeconds: 60 },
+  fastPerAsn: { max: 0, windowSeconds: 3600 },
+  deepPerIp: { max: 0, windowSeconds: 300 },
+  deepPerAsn: { max: 0, windowSeconds: 3600 },
+};

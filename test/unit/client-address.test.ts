@@ -1,0 +1,32 @@
+// Who the caller is, with and without trusted proxies.
+import { describe, expect, it } from 'vitest';
+
+import { ClientAddressResolver } from '../../src/http/client-address.js';
+
+describe('ClientAddressResolver', () => {
+  const behindProxy = new ClientAddressResolver(['10.0.0.0/8', '2001:db8:f::/48', '192.0.2.7']);
+
+  it('ignores X-Forwarded-For when no proxy is trusted', () => {
+    expect(new ClientAddressResolver([]).resolve('198.51.100.1', '8.8.8.8')).toBe('198.51.100.1');
+  });
+
+  it('ignores X-Forwarded-For from a peer that is not a trusted proxy', () => {
+    expect(behindProxy.resolve('198.51.100.1', '8.8.8.8')).toBe('198.51.100.1');
+  });
+
+  it('takes the rightmost entry that is not a trusted proxy', () => {
+    expect(behindProxy.resolve('10.1.1.1', '8.8.8.8')).toBe('8.8.8.8');
+    expect(behindProxy.resolve('10.1.1.1', '1.2.3.4, 8.8.8.8, 10.2.2.2')).toBe('8.8.8.8');
+    expect(behindProxy.resolve('192.0.2.7', '2606:4700::1111, 2001:db8:f::9')).toBe('2606:4700::1111');
+    expect(behindProxy.resolve('10.1.1.1', '[2606:4700::1111]:443')).toBe('2606:4700::1111');
+    expect(behindProxy.resolve('10.1.1.1', '203.0.113.5:5555')).toBe('203.0.113.5');
+    expect(behindProxy.resolve('10.1.1.1', '::ffff:8.8.4.4')).toBe('8.8.4.4');
+  });
+
+  it('keeps the last address it could trust when an entry is malformed or all are proxies', () => {
+    expect(behindProxy.resolve('10.1.1.1', 'not-an-ip')).toBe('10.1.1.1');
+    expect(behindProxy.resolve('10.1.1.1', '8.8.8.8, garbage, 10.3.3.3')).toBe('10.3.3.3');
+    expect(behindProxy.resolve('10.1.1.1', '10.4.4.4, 10.3.3.3')).toBe('10.4.4.4');
+    expect(behindProxy.resolve('10.1.1.1', '')).toBe('10.1.1.1');
+  });
+});
