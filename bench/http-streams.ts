@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { rawRequest } from './http-throughput.js';
+
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 export interface ServerChild {
@@ -85,33 +87,29 @@ export function callerAddress(block: number, i: number): string {
 export interface StreamCounts {
   /** Streams whose first `event: scan:queued` has arrived. */
   queued: number;
-  /** Streams that have seen `sweptMarker` (their scan's port sweep is done). */
-  swept: number;
-  /** Streams the server ended or broke (any close before we close them). */
+  /** Streams the server ended or broke (any close before closeAll()). */
   ended: number;
 }
 
 export interface HeldStreams {
-  counts: StreamCounts;
   closeAll(): void;
 }
 
 interface StreamOptions {
   port: number;
   path: string;
+  /** One stream per entry; an address may appear more than once. */
   callers: readonly string[];
-  /** A string in the event text that marks the scan's sweep as done. */
-  sweptMarker: string;
   /** Streams connecting and waiting for their first event at once. */
   parallel: number;
 }
 
 /**
- * Opens one raw-socket stream per caller, `parallel` at a time, each one
- * counted as open once its first `scan:queued` event arrives. Resolves when
- * every stream has its first event (or ended). Sockets stay open until closeAll().
+ * Opens one raw-socket stream per entry of `callers`, `parallel` at a time;
+ * resolves when every stream has its first `scan:queued` event (or ended).
+ * The sockets stay open until closeAll().
  */
-export async function openStreams(options: StreamOptions, counts: StreamCounts = { queued: 0, swept: 0, ended: 0 }): Promise<HeldStreams> {
+export async function openStreams(options: StreamOptions, counts: StreamCounts): Promise<HeldStreams> {
   const sockets: Socket[] = [];
   let closing = false;
   let next = 0;
@@ -123,7 +121,6 @@ export async function openStreams(options: StreamOptions, counts: StreamCounts =
   };
   await Promise.all(Array.from({ length: options.parallel }, worker));
   return {
-    counts,
     closeAll: () => {
       closing = true;
       for (const socket of sockets) socket.destroy();
@@ -131,27 +128,20 @@ export async function openStreams(options: StreamOptions, counts: StreamCounts =
   };
 }
 
-/** One stream from `caller`; `onFirstEvent` runs once, at its first event or its end. */
+/** One stream from `caller`; `onFirstEvent` runs at its first event or at its end. */
 function holdStream(options: StreamOptions, caller: string, counts: StreamCounts, onFirstEvent: () => void, closing: () => boolean): Socket {
   const socket = connect({ host: '127.0.0.1', port: options.port, localAddress: caller });
-  let tail = '';
-  let queued = false;
-  let swept = false;
+  let text = '';
   socket.setEncoding('utf8');
   socket.on('connect', () => socket.write(`GET ${options.path} HTTP/1.1\r\nHost: 127.0.0.1:${options.port}\r\nAccept: text/event-stream\r\n\r\n`));
-  socket.on('data', (chunk: string) => {
-    const text = tail + chunk;
-    tail = text.slice(-256);
-    if (!queued && text.includes('event: scan:queued')) {
-      queued = true;
-      counts.queued++;
-      onFirstEvent();
-    }
-    if (!swept && text.includes(options.sweptMarker)) {
-      swept = true;
-      counts.swept++;
-    }
-  });
+  const onData = (chunk: string): void => {
+    text += chunk;
+    if (!text.includes('event: scan:queued')) return;
+    counts.queued++;
+    socket.off('data', onData).resume(); // later events are read and dropped
+    onFirstEvent();
+  };
+  socket.on('data', onData);
   socket.on('error', () => {});
   socket.on('close', () => {
     if (!closing()) counts.ended++;
@@ -160,11 +150,36 @@ function holdStream(options: StreamOptions, caller: string, counts: StreamCounts
   return socket;
 }
 
-/** Resolves once `done()` holds, polling; rejects after `timeoutMs` with `what`. */
+/** Resolves once `done()` holds, polling; rejects after `timeoutMs`, saying `what()`. */
 export async function waitUntil(done: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Keeps the deep-scan queue blocked: starts a deep scan of `caller` (with
+ * concurrency.deep 1, the only one running) and waits until its port sweep
+ * is done. The scan then stays in flight while its PTR lookup waits on
+ * DNS servers that never answer, and every later deep scan stays queued.
+ */
+export async function blockDeepQueue(port: number, caller: string, timeoutMs = 20_000): Promise<void> {
+  const started = await rawRequest(port, 'POST', '/v1/deep', caller);
+  if (!started.statusLine.includes(' 200 ')) throw new Error(`POST /v1/deep from ${caller} answered ${started.statusLine}`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const body = JSON.parse((await rawRequest(port, 'GET', '/v1/deep', caller)).body.toString('utf8')) as { status: string; chunks_complete?: number };
+    if (!['queued', 'running'].includes(body.status)) throw new Error(`the blocking deep scan ended ${body.status}: is DNS answering?`);
+    if (body.chunks_complete === 64) return;
+    if (Date.now() > deadline) throw new Error(`the blocking deep scan did not sweep its ports within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The blocking scan is still in flight (so no held stream's scan has started). */
+export async function deepQueueStillBlocked(port: number, caller: string): Promise<boolean> {
+  const body = JSON.parse((await rawRequest(port, 'GET', '/v1/deep', caller)).body.toString('utf8')) as { status: string };
+  return ['queued', 'running'].includes(body.status);
 }

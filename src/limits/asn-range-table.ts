@@ -11,9 +11,9 @@ import { createInterface } from 'node:readline';
 import type { AsnLookup } from './asn-lookup.js';
 
 /**
- * One address family's ranges, sorted by start and disjoint. An address is
- * one Uint32 (IPv4) or four, most significant first (IPv6); row `i` spans
- * `starts`/`ends` words `i * width` to `(i + 1) * width - 1`.
+ * One address family's ranges, inclusive, sorted by start and disjoint. An
+ * IPv4 address is one Uint32; an IPv6 address is four, most significant
+ * first, so IPv6 row `i` starts at `starts[4 * i]` to `starts[4 * i + 3]`.
  */
 export interface RangeColumns {
   readonly starts: Uint32Array;
@@ -129,8 +129,8 @@ function hexDigit(c: number): number {
 
 /**
  * Parses an IPv6 address (`::` compression, an IPv4 tail) into four words of
- * `out`; false when `text` is not one. Hand-written because a lookup must not
- * allocate: ipaddr.js builds objects and costs more than the search itself.
+ * `out`; false when `text` is not one. Hand-written to keep a lookup cheap:
+ * ipaddr.js builds objects and costs more than the search itself.
  */
 function parseIpv6(text: string, out: Uint32Array): boolean {
   const n = text.length;
