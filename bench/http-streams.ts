@@ -1,8 +1,9 @@
-// Helpers of bench/http.ts, question 2: `selfscan serve` as a child process,
-// many v2 streams held open against it from distinct loopback callers, and
-// the child's resident memory from /proc.
+// Helpers of bench/http.ts, question 2: `selfscan serve` as a child process
+// (with its inspector on loopback, for bench/http-memory.ts), many v2
+// streams held open against it from loopback callers, and the deep-scan
+// queue kept blocked so that they stay open.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ export interface ServerChild {
   port: number;
   pid: number;
   child: ChildProcess;
+  /** The child's inspector WebSocket (on 127.0.0.1). */
+  inspectorUrl: string;
   /** SIGKILLs the child (the data dir is temporary) and removes its files. */
   kill(): Promise<void>;
 }
@@ -25,7 +28,7 @@ export async function spawnServer(config: object, timeoutMs = 20_000): Promise<S
   const dir = mkdtempSync(join(tmpdir(), 'selfscan-bench-streams-'));
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify(config));
-  const args = ['--import', 'tsx', CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data'), '--allow-private-targets', '--config', configFile];
+  const args = ['--inspect=127.0.0.1:0', '--import', 'tsx', CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data'), '--allow-private-targets', '--config', configFile];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const kill = async (): Promise<void> => {
@@ -37,7 +40,9 @@ export async function spawnServer(config: object, timeoutMs = 20_000): Promise<S
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
   try {
     const port = await listeningPort(child, timeoutMs);
-    return { port, pid: child.pid!, child, kill };
+    const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(stderr)?.[1];
+    if (inspectorUrl === undefined) throw new Error('the server announced no inspector');
+    return { port, pid: child.pid!, child, inspectorUrl, kill };
   } catch (error) {
     await kill();
     throw new Error(`${(error as Error).message}\n${stderr}`);
@@ -63,19 +68,6 @@ function listeningPort(child: ChildProcess, timeoutMs: number): Promise<number> 
       }
     });
   });
-}
-
-export interface Memory {
-  rssKiB: number;
-  anonKiB: number;
-  fileKiB: number;
-}
-
-/** VmRSS, RssAnon and RssFile of `pid`, from /proc/<pid>/status. */
-export function memoryOf(pid: number): Memory {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssKiB: kib('VmRSS'), anonKiB: kib('RssAnon'), fileKiB: kib('RssFile') };
 }
 
 /** The i-th distinct caller: 127.a.b.c, c in 1..250 (never .0 or .255). */

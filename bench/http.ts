@@ -6,18 +6,20 @@
 //    source address, so the stored result is 127.0.0.1's own fast scan.
 //    Logging is on (level info, as in production) into /dev/null.
 // 2. Memory per open v2 stream: `selfscan serve` as a child process, N
-//    (default 10,000) streams from distinct loopback callers held open at
-//    once, the child's VmRSS before and after.
+//    (default 10,000) streams from loopback callers held open at once
+//    (--callers distinct ones, default 1,000; the rest join their scans),
+//    the child's VmRSS before and after.
 //
 // Everything stays on loopback. Options: --runs (3), --seconds (5),
-// --threads (2), --connections (64), --streams (10000).
+// --threads (2), --connections (64), --streams (10000), --callers (1000).
 import { parseArgs } from 'node:util';
 
 import { startDnsServer } from '../test/helpers/dns-server.js';
 import {
+  blockDeepQueue,
   callerAddress,
-  type Memory,
-  memoryOf,
+  deepQueueStillBlocked,
+  type HeldStreams,
   openStreams,
   type ServerChild,
   spawnServer,
@@ -34,6 +36,7 @@ import {
   type WrkOptions,
   wrkRequestsPerSecond,
 } from './http-throughput.js';
+import { type Memory, memoryAfterGc } from './http-memory.js';
 import { machineLine, median } from './machine.js';
 import { recordSection } from './results-file.js';
 
@@ -44,12 +47,17 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '2' },
     connections: { type: 'string', default: '64' },
     streams: { type: 'string', default: '10000' },
+    callers: { type: 'string', default: '1000' },
   },
 });
 const runs = Math.max(1, Number(values.runs));
 const wrk: WrkOptions = { threads: Number(values.threads), connections: Number(values.connections), seconds: Number(values.seconds) };
 const streamCount = Math.max(1, Number(values.streams));
+const callerCount = Math.min(streamCount, Math.max(1, Number(values.callers)));
 const WARM_UP_STREAMS = 100;
+/** Each holds the blocking scan's PTR lookup 5 s (c-ares' longest timeout): 16 hold it 80 s. */
+const SILENT_DNS_SERVERS = 16;
+const BLOCKER = '127.4.0.1';
 
 // The whole bench stays under ~3 minutes; past that it kills what it started and fails.
 let serverChild: ServerChild | undefined;
@@ -90,57 +98,66 @@ async function throughput(): Promise<string[]> {
 }
 
 /**
- * A stream ends when its scan ends, so every stream's scan is held in
- * flight: PTR lookups go to a loopback DNS server that never answers, with
- * a 10-minute timeout, and a scan stays `running` until its PTR lookup
- * ends. Each caller runs its own fast scan (concurrency.fast 100,000, so
- * none queue). Deep scans queued behind concurrency.deep 1 would hold them
- * too, but every new queued scan sends scan:progress to all waiting ones:
- * 10,000 of them take far longer than this bench may run.
+ * A stream ends when its scan ends, so the held streams watch queued deep
+ * scans: with concurrency.deep 1, one blocking scan runs and stays in
+ * flight (its PTR lookup waits on silent loopback DNS servers, 5 s each),
+ * and every other deep scan waits in the queue, status queued. Each new
+ * queued scan sends scan:progress to every waiting one (quadratic), so
+ * 10,000 distinct callers would take far longer than this bench may run:
+ * `callers` distinct callers open one stream each, then the other streams
+ * join those callers' queued scans, and both costs are reported.
  */
 async function streamMemory(): Promise<string[]> {
-  const dns = await startDnsServer({}, { silent: true });
-  const config = { concurrency: { fast: 100_000 }, sseKeepAliveSeconds: 15, dns: { servers: [dns.address], timeoutMs: 600_000 }, limits: limitsOff() };
-  serverChild = await spawnServer(config);
-  const { pid, port } = serverChild;
-  const counts: StreamCounts = { queued: 0, swept: 0, ended: 0 };
-  const open = (block: number, n: number): ReturnType<typeof openStreams> => {
-    const callers = Array.from({ length: n }, (_, i) => callerAddress(block, i));
-    return openStreams({ port, path: '/v2/fast', callers, sweptMarker: '"chunks_complete":4', parallel: 256 }, counts);
+  const silentDns = await Promise.all(Array.from({ length: SILENT_DNS_SERVERS }, () => startDnsServer({}, { silent: true })));
+  const config = {
+    concurrency: { fast: 100_000, deep: 1 },
+    sseKeepAliveSeconds: 15,
+    dns: { servers: silentDns.map((dns) => dns.address), timeoutMs: 600_000 },
+    limits: limitsOff(),
   };
-  const settled = (n: number, what: string): Promise<void> =>
-    waitUntil(() => counts.swept + counts.ended >= n, 60_000, () => `${what}: ${JSON.stringify(counts)}`);
-  const started = memoryOf(pid);
-  const warm = await open(2, WARM_UP_STREAMS);
-  await settled(WARM_UP_STREAMS, 'warm-up streams');
-  await sleep(1000);
-  const before = memoryOf(pid);
-  const openedAt = performance.now();
-  const held = await open(1, streamCount);
-  const openSeconds = (performance.now() - openedAt) / 1000;
-  const atFirstEvent = memoryOf(pid);
-  try {
-    await settled(WARM_UP_STREAMS + streamCount, 'streams whose scan swept its ports');
-    await sleep(2000);
-    const after = memoryOf(pid);
+  serverChild = await spawnServer(config);
+  const { pid, port, inspectorUrl } = serverChild;
+  const memory = (): Promise<Memory> => memoryAfterGc(pid, inspectorUrl);
+  const counts: StreamCounts = { queued: 0, ended: 0 };
+  const opened: HeldStreams[] = [];
+  const open = async (callers: string[]): Promise<number> => {
+    const startedAt = performance.now();
+    const expected = counts.queued + callers.length;
+    opened.push(await openStreams({ port, path: '/v2/deep', callers, parallel: 256 }, counts));
+    await waitUntil(() => counts.queued >= expected || counts.ended > 0, 30_000, () => `first events: ${JSON.stringify(counts)}`);
     if (counts.ended > 0) throw new Error(`${counts.ended} streams ended while they should be held open`);
-    return streamLines(started, before, atFirstEvent, after, openSeconds);
+    return (performance.now() - startedAt) / 1000;
+  };
+  try {
+    const idle = await memory();
+    await blockDeepQueue(port, BLOCKER);
+    await open(Array.from({ length: WARM_UP_STREAMS }, (_, i) => callerAddress(2, i)));
+    const before = await memory();
+    const distinct = Array.from({ length: callerCount }, (_, i) => callerAddress(1, i));
+    const distinctSeconds = await open(distinct);
+    const afterDistinct = await memory();
+    const joining = Array.from({ length: streamCount - callerCount }, (_, i) => distinct[i % callerCount]!);
+    const joiningSeconds = await open(joining);
+    const after = await memory();
+    if (counts.ended > 0 || !(await deepQueueStillBlocked(port, BLOCKER))) throw new Error(`streams were not all held: ${JSON.stringify(counts)}`);
+    return streamLines({ idle, before, afterDistinct, after }, distinctSeconds, joiningSeconds);
   } finally {
-    held.closeAll();
-    warm.closeAll();
+    for (const held of opened) held.closeAll();
     await serverChild.kill();
     serverChild = undefined;
-    await dns.close();
+    await Promise.all(silentDns.map((dns) => dns.close()));
   }
 }
 
-function streamLines(started: Memory, before: Memory, atFirstEvent: Memory, after: Memory, openSeconds: number): string[] {
+function streamLines(m: Record<'idle' | 'before' | 'afterDistinct' | 'after', Memory>, distinctSeconds: number, joiningSeconds: number): string[] {
   const mib = (kib: number): string => fmt(kib / 1024, 1);
-  const perStream = (a: Memory, b: Memory, field: keyof Memory): string => fmt((b[field] - a[field]) / streamCount, 1);
+  const per = (a: Memory, b: Memory, n: number, field: keyof Memory = 'rssKiB'): string => fmt((b[field] - a[field]) / n, 1);
+  const joining = streamCount - callerCount;
+  const both = (a: Memory, b: Memory, n: number): string => `${per(a, b, n)} KiB RSS (V8 heap ${per(a, b, n, 'heapKiB')} KiB)`;
   return [
-    `${fmt(streamCount)} concurrent v2 streams (GET /v2/fast, one caller each, every scan held in flight): server VmRSS ${mib(before.rssKiB)} MiB before, ${mib(after.rssKiB)} MiB with all open (+${mib(after.rssKiB - before.rssKiB)} MiB), ${perStream(before, after, 'rssKiB')} KiB per stream (RssAnon ${perStream(before, after, 'anonKiB')} KiB, RssFile ${perStream(before, after, 'fileKiB')} KiB per stream)`,
-    `  at the moment every stream had its first event: ${perStream(before, atFirstEvent, 'rssKiB')} KiB per stream; all ${fmt(streamCount)} opened (connect to first \`event: scan:queued\`, 256 at a time) in ${openSeconds.toFixed(1)} s; none ended while held`,
-    `  "before" is after ${WARM_UP_STREAMS} warm-up streams (held open throughout); the idle server right after start had ${mib(started.rssKiB)} MiB`,
+    `${fmt(streamCount)} concurrent v2 streams (GET /v2/deep, all waiting in the deep queue, each past its first \`event: scan:queued\`): server VmRSS ${mib(m.before.rssKiB)} MiB before, ${mib(m.after.rssKiB)} MiB with all open (+${mib(m.after.rssKiB - m.before.rssKiB)} MiB): ${both(m.before, m.after, streamCount)} per stream`,
+    `  ${fmt(callerCount)} from distinct callers, each with its own queued scan: ${both(m.before, m.afterDistinct, callerCount)} per stream, opened in ${distinctSeconds.toFixed(1)} s; ${fmt(joining)} more joining those scans (${fmt(joining / callerCount, 1)} per caller): ${both(m.afterDistinct, m.after, joining)} per stream, opened in ${joiningSeconds.toFixed(1)} s`,
+    `  every reading after a full GC (inspector HeapProfiler.collectGarbage); "before" is after ${WARM_UP_STREAMS} warm-up streams (held throughout) and the blocking deep scan; the idle server right after start had ${mib(m.idle.rssKiB)} MiB RSS, ${mib(m.idle.heapKiB)} MiB V8 heap`,
   ];
 }
 

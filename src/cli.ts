@@ -28,6 +28,8 @@ Options of serve (each also as an environment variable):
   --config FILE              JSON config file (SELFSCAN_CONFIG); see README for its keys
   --allow-private-targets    scan loopback and private callers too: local trials and tests only
                              (SELFSCAN_ALLOW_PRIVATE_TARGETS=1)
+  --allow-private-callbacks  let webhooks go to loopback and private addresses: local trials and
+                             tests only (SELFSCAN_ALLOW_PRIVATE_CALLBACKS=1)
   -h, --help                 show this help
 `;
 
@@ -41,6 +43,7 @@ function serve(args: string[]): void {
       'data-dir': { type: 'string' },
       config: { type: 'string' },
       'allow-private-targets': { type: 'boolean' },
+      'allow-private-callbacks': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -54,6 +57,7 @@ function serve(args: string[]): void {
     dataDir: values['data-dir'],
     config: values.config,
     allowPrivateTargets: values['allow-private-targets'],
+    allowPrivateCallbacks: values['allow-private-callbacks'],
   });
   const logger = createLogger();
   startServer(config, logger).then(

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 
 import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitsConfig } from './limits/limits-config.js';
+import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from './webhook/webhook-service.js';
 
 export interface Config {
   host: string;
@@ -30,6 +31,9 @@ export interface Config {
   optOutFile?: string;
   /** ASN data: a .mmdb file or an ip-location-db CSV; default the bundled data. */
   asnDatabase?: string;
+  /** Lets webhooks go to loopback and private addresses: local trials and tests only. */
+  allowPrivateCallbacks: boolean;
+  webhooks: WebhookConfig;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -44,6 +48,8 @@ export const DEFAULT_CONFIG: Config = {
   dns: { timeoutMs: 2000 },
   limits: DEFAULT_LIMITS,
   trustProxy: [],
+  allowPrivateCallbacks: false,
+  webhooks: DEFAULT_WEBHOOK_CONFIG,
 };
 
 /** A configuration value that is not usable; the message says which and why. */
@@ -56,6 +62,7 @@ export interface ConfigFlags {
   dataDir?: string;
   config?: string;
   allowPrivateTargets?: boolean;
+  allowPrivateCallbacks?: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -94,6 +101,10 @@ function positive(value: unknown, name: string): number {
   return value;
 }
 
+function isYes(value: string): boolean {
+  return ['1', 'true', 'yes'].includes(value.toLowerCase());
+}
+
 function isCidr(text: string): boolean {
   try {
     ipaddr.parseCIDR(text);
@@ -107,6 +118,12 @@ function validate(config: Config): Config {
   if (typeof config.host !== 'string' || config.host === '') throw new ConfigError('host must be a non-empty string');
   if (typeof config.dataDir !== 'string' || config.dataDir === '') throw new ConfigError('dataDir must be a non-empty string');
   if (typeof config.allowPrivateTargets !== 'boolean') throw new ConfigError('allowPrivateTargets must be true or false');
+  if (typeof config.allowPrivateCallbacks !== 'boolean') throw new ConfigError('allowPrivateCallbacks must be true or false');
+  const delays = config.webhooks.retryDelaysSeconds;
+  if (!Array.isArray(delays) || delays.some((d) => typeof d !== 'number' || !(d >= 0))) {
+    throw new ConfigError('webhooks.retryDelaysSeconds must be a list of seconds (numbers >= 0)');
+  }
+  positive(config.webhooks.timeoutSeconds, 'webhooks.timeoutSeconds');
   config.port = toPort(config.port, 'port');
   positive(config.sseKeepAliveSeconds, 'sseKeepAliveSeconds');
   positive(config.drainSeconds, 'drainSeconds');
@@ -151,16 +168,17 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
     scanBudgetSeconds: { ...DEFAULT_CONFIG.scanBudgetSeconds, ...fromFile.scanBudgetSeconds },
     dns: { ...DEFAULT_CONFIG.dns, ...fromFile.dns },
     limits: mergeLimits(fromFile.limits),
+    webhooks: { ...DEFAULT_WEBHOOK_CONFIG, ...fromFile.webhooks },
   };
   if (env.SELFSCAN_HOST !== undefined) config.host = env.SELFSCAN_HOST;
   if (env.SELFSCAN_PORT !== undefined) config.port = toPort(env.SELFSCAN_PORT, 'SELFSCAN_PORT');
   if (env.SELFSCAN_DATA_DIR !== undefined) config.dataDir = env.SELFSCAN_DATA_DIR;
-  if (env.SELFSCAN_ALLOW_PRIVATE_TARGETS !== undefined) {
-    config.allowPrivateTargets = ['1', 'true', 'yes'].includes(env.SELFSCAN_ALLOW_PRIVATE_TARGETS.toLowerCase());
-  }
+  if (env.SELFSCAN_ALLOW_PRIVATE_TARGETS !== undefined) config.allowPrivateTargets = isYes(env.SELFSCAN_ALLOW_PRIVATE_TARGETS);
+  if (env.SELFSCAN_ALLOW_PRIVATE_CALLBACKS !== undefined) config.allowPrivateCallbacks = isYes(env.SELFSCAN_ALLOW_PRIVATE_CALLBACKS);
   if (flags.host !== undefined) config.host = flags.host;
   if (flags.port !== undefined) config.port = toPort(flags.port, '--port');
   if (flags.dataDir !== undefined) config.dataDir = flags.dataDir;
   if (flags.allowPrivateTargets) config.allowPrivateTargets = true;
+  if (flags.allowPrivateCallbacks) config.allowPrivateCallbacks = true;
   return validate(config);
 }

@@ -13,6 +13,8 @@ import { type Clock, systemClock } from './scan/clock.js';
 import { createPtrLookup } from './scan/ptr-lookup.js';
 import { ScanManager } from './scan/scan-manager.js';
 import { openLmdbStore } from './store/lmdb-store.js';
+import { VERSION } from './version.js';
+import { WebhookService } from './webhook/webhook-service.js';
 
 export interface RunningServer {
   port: number;
@@ -54,8 +56,21 @@ export async function startServer(config: Config, logger: Logger, clock?: Clock)
     clock: clock ?? systemClock,
     logger,
   });
+  const webhooks = await WebhookService.open({
+    dataDir: config.dataDir,
+    config: config.webhooks,
+    allowPrivateCallbacks: config.allowPrivateCallbacks,
+    store,
+    isLive: (scanId) => manager.isLive(scanId),
+    userAgent: `selfscan/${VERSION}`,
+    logger,
+  });
+  manager.onFinished((record) => {
+    webhooks.scanFinished(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not queue webhooks'));
+  });
   const http = createHttpApp({
     manager,
+    webhooks,
     admission,
     trustProxy: config.trustProxy,
     logger,
@@ -75,6 +90,7 @@ export async function startServer(config: Config, logger: Logger, clock?: Clock)
       (closing ??= (async () => {
         http.stopListening();
         await manager.drain(config.drainSeconds * 1000);
+        await webhooks.close();
         optOut.close();
         await store.close();
         logger.info({ event: 'stopped' }, 'selfscan stopped');

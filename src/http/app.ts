@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Admission } from '../limits/admission.js';
 import type { ScanManager } from '../scan/scan-manager.js';
 import { SCAN_TYPES } from '../scan/scan-types.js';
+import type { WebhookService } from '../webhook/webhook-service.js';
 import { ClientAddressResolver } from './client-address.js';
 import { ApiError } from './errors.js';
 import { openApiJson } from './openapi.js';
@@ -15,6 +16,7 @@ import { loadUws, type us_listen_socket } from './uws.js';
 
 export interface HttpAppOptions {
   manager: ScanManager;
+  webhooks: WebhookService;
   admission: Admission;
   /** CIDRs of the proxies in front of the service (X-Forwarded-For). */
   trustProxy: readonly string[];
@@ -37,6 +39,7 @@ const ALLOWED: Record<string, string> = {
   '/v2/fast': 'GET',
   '/v2/deep': 'GET',
   '/openapi.json': 'GET',
+  '/.well-known/selfscan-webhook-key': 'GET',
 };
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
@@ -50,6 +53,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.get('/openapi.json', (res, req) => {
     context.handle(res, req, 'GET', '/openapi.json', async (exchange, _ip, headers) => {
       await exchange.jsonText('200 OK', openApiJson, headers);
+      return '200';
+    });
+  });
+  app.get('/.well-known/selfscan-webhook-key', (res, req) => {
+    context.handle(res, req, 'GET', '/.well-known/selfscan-webhook-key', async (exchange, _ip, headers) => {
+      await exchange.json('200 OK', options.webhooks.key.publicDocument, headers);
       return '200';
     });
   });

@@ -207,6 +207,18 @@ export const openApiDocument = {
     '/v1/deep': { post: startOperation('deep'), get: resultOperation('deep') },
     '/v2/fast': { get: streamOperation('fast') },
     '/v2/deep': { get: streamOperation('deep') },
+    '/.well-known/selfscan-webhook-key': {
+      get: {
+        operationId: 'getWebhookKey',
+        tags: ['meta'],
+        summary: 'The public key that signs webhooks',
+        description: 'Verify `X-Selfscan-Signature` (base64 Ed25519) over the bytes `<X-Selfscan-Timestamp>.<raw body>` with this key.',
+        responses: {
+          '200': jsonResponse('The Ed25519 public key, as a JWK (RFC 8037) and as PEM.', schemaRef('WebhookKey')),
+          ...notFoundAndMethod,
+        },
+      },
+    },
     '/openapi.json': {
       get: {
         operationId: 'getOpenApi',
@@ -223,8 +235,55 @@ export const openApiDocument = {
       },
     },
   },
+  webhooks: {
+    scanFinished: {
+      post: {
+        summary: 'Sent to X-Callback-Url when the scan ends',
+        description:
+          'One POST per X-Callback-Url given on a v1 POST (coalesced POSTs each get their own), when the scan ' +
+          'completes (`scan.complete`, also for `incomplete` results) or fails (`scan.failed`). Sent only to ' +
+          'public addresses, no redirects followed, 5 s per attempt. Network errors, timeouts, 5xx and 429 ' +
+          'are retried after 10 s, 1 min, 5 min, 30 min and 2 h, then given up; any other answer ends it. ' +
+          'A delivery owed when the service stops is made after it restarts. The delivery id stays the same ' +
+          'on every retry: receivers use it to ignore duplicates.',
+        parameters: [
+          { name: 'X-Selfscan-Delivery', in: 'header', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Unique per delivery, the same on retries.' },
+          { name: 'X-Selfscan-Event', in: 'header', required: true, schema: { type: 'string', enum: ['scan.complete', 'scan.failed'] } },
+          { name: 'X-Selfscan-Timestamp', in: 'header', required: true, schema: { type: 'integer' }, description: 'Unix seconds of this attempt; part of what is signed.' },
+          { name: 'X-Selfscan-Signature', in: 'header', required: true, schema: { type: 'string' }, description: 'Base64 Ed25519 signature of `<timestamp>.<raw body>`; key at /.well-known/selfscan-webhook-key.' },
+          { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string', pattern: '^selfscan/' } },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: schemaRef('WebhookPayload') } } },
+        responses: { '200': { description: 'Any 2xx answer counts as delivered.' } },
+      },
+    },
+  },
   components: {
     schemas: {
+      WebhookPayload: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['event', 'result'],
+        properties: {
+          event: { type: 'string', enum: ['scan.complete', 'scan.failed'] },
+          result: { oneOf: [schemaRef('ScanResultComplete'), schemaRef('ScanResultIncomplete'), schemaRef('ScanResultFailed')] },
+        },
+      },
+      WebhookKey: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['algorithm', 'jwk', 'pem', 'signed'],
+        properties: {
+          algorithm: { const: 'Ed25519' },
+          jwk: {
+            type: 'object',
+            required: ['kty', 'crv', 'x'],
+            properties: { kty: { const: 'OKP' }, crv: { const: 'Ed25519' }, x: { type: 'string' }, use: { const: 'sig' }, alg: { const: 'EdDSA' } },
+          },
+          pem: { type: 'string', pattern: '^-----BEGIN PUBLIC KEY-----' },
+          signed: { type: 'string', description: 'What the signature covers.' },
+        },
+      },
       IpAddress: {
         type: 'string',
         description: "The scanned address: the caller's.",
@@ -436,8 +495,10 @@ export const openApiDocument = {
         in: 'header',
         required: false,
         description:
-          'Webhook: the service POSTs a notification to this URL when the scan completes or fails. ' +
-          'Polling works whether or not it is given. An unacceptable URL is a 422 `invalid_callback_url`.',
+          'Webhook: the service POSTs a signed notification to this URL when the scan completes or fails ' +
+          '(see `webhooks.scanFinished`). Polling works whether or not it is given. It must be an absolute ' +
+          'http or https URL of at most 2048 characters without user name or password; otherwise the POST ' +
+          'is a 422 `invalid_callback_url`.',
         schema: { type: 'string', format: 'uri', maxLength: 2048 },
       },
     },

@@ -10,6 +10,7 @@ import { ShuttingDownError, type ScanManager, type StartResult } from '../scan/s
 import type { ScanOrigin } from '../scan/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';
 import type { ScanListener } from '../scan/stream-event.js';
+import type { WebhookService } from '../webhook/webhook-service.js';
 import { type ClientAddressResolver, peerAddress } from './client-address.js';
 import { ApiError } from './errors.js';
 import { Exchange, type Headers } from './exchange.js';
@@ -18,6 +19,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 export interface RouteContextOptions {
   app: TemplatedApp;
   manager: ScanManager;
+  webhooks: WebhookService;
   admission: Admission;
   clientAddress: ClientAddressResolver;
   logger: Logger;
@@ -33,12 +35,14 @@ export type Handler = (exchange: Exchange, ip: string, headers: Headers) => Prom
 export class RouteContext {
   readonly app: TemplatedApp;
   readonly manager: ScanManager;
+  readonly webhooks: WebhookService;
   readonly sseKeepAliveMs: number;
   private readonly log: Logger;
 
   constructor(private readonly options: RouteContextOptions) {
     this.app = options.app;
     this.manager = options.manager;
+    this.webhooks = options.webhooks;
     this.sseKeepAliveMs = options.sseKeepAliveMs;
     this.log = options.logger;
   }

@@ -1,6 +1,8 @@
 // v1, polling: POST /v1/{fast,deep} starts (or joins) a scan of the caller,
 // GET /v1/{fast,deep} reports its state.
 import type { ScanType } from '../scan/scan-types.js';
+import { refuseCallbackUrl } from '../webhook/callback-url.js';
+import { ApiError } from './errors.js';
 import type { Headers } from './exchange.js';
 import type { RouteContext } from './route-context.js';
 
@@ -9,8 +11,12 @@ export function registerV1(context: RouteContext, scanType: ScanType): void {
   const path = `/v1/${scanType}`;
 
   app.post(path, (res, req) => {
+    const callbackUrl = req.getHeader('x-callback-url'); // readable only now, before any await
     context.handle(res, req, 'POST', path, async (exchange, ip, headers) => {
+      const invalid = callbackUrl === '' ? null : refuseCallbackUrl(callbackUrl);
+      if (invalid !== null) throw new ApiError('invalid_callback_url', invalid);
       const started = await context.startScan(ip, scanType, 'v1');
+      if (callbackUrl !== '') await context.webhooks.register(started.scanId, ip, scanType, callbackUrl);
       await exchange.json('200 OK', started.body, headers);
       return '200';
     });

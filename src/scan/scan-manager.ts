@@ -49,6 +49,8 @@ export class ShuttingDownError extends Error {
 }
 
 export interface StartResult {
+  /** The scan started or joined. */
+  scanId: string;
   /** The POST response body. */
   body: ScanQueuedBody;
   /** True when the request joined a scan already in flight. */
@@ -84,6 +86,7 @@ export class ScanManager {
   private readonly clock: Clock;
   private readonly log: Logger;
   private idleWaiters: (() => void)[] = [];
+  private readonly finishedListeners: ((record: ScanRecord) => void)[] = [];
   private accepting = true;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -126,7 +129,7 @@ export class ScanManager {
       await existing.accepted;
       this.log.info({ event: 'scan_joined', ip, scanType, origin, scanId: existing.record.id }, 'request joined a scan in flight');
       const body = scanQueuedBody(existing.record, true, this.facts(existing).etaSeconds);
-      return { body, coalesced: true, ...this.watchLive(existing, listener) };
+      return { scanId: existing.record.id, body, coalesced: true, ...this.watchLive(existing, listener) };
     }
 
     const scan = new LiveScan(this.newRecord(ip, scanType, origin));
@@ -146,7 +149,7 @@ export class ScanManager {
     const body = scanQueuedBody(scan.record, false, this.facts(scan).etaSeconds);
     this.queues[scanType].push(scan);
     this.pump(scanType);
-    return { body, coalesced: false, ...this.watchLive(scan, listener) };
+    return { scanId: scan.record.id, body, coalesced: false, ...this.watchLive(scan, listener) };
   }
 
   /** Attaches to the scan in flight for (ip, scanType); null when there is none. */
@@ -168,6 +171,17 @@ export class ScanManager {
   /** Scans in flight (queued or running). */
   get inFlight(): number {
     return this.live.size;
+  }
+
+  /** Whether the scan with this id is still queued or running. */
+  isLive(scanId: string): boolean {
+    for (const scan of this.live.values()) if (scan.record.id === scanId) return true;
+    return false;
+  }
+
+  /** Calls `listener` with each scan's final record, once it is stored. */
+  onFinished(listener: (record: ScanRecord) => void): void {
+    this.finishedListeners.push(listener);
   }
 
   /**
@@ -326,6 +340,7 @@ export class ScanManager {
       this.log.error({ err: error, scanId: record.id }, 'could not store scan result');
     }
     this.live.delete(keyOf(record.ip, record.scanType));
+    for (const listener of this.finishedListeners) listener(structuredClone(record));
     if (wasRunning) this.running[record.scanType]--;
     if (record.status === 'complete') this.eta.observe(record.scanType, record.durationMs);
     this.log.info(

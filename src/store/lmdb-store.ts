@@ -1,12 +1,10 @@
 // The embedded ResultStore: one lmdb environment in the data dir, one entry
 // per (scan type, ip).
-import fs from 'node:fs';
-import path from 'node:path';
-
-import { open, type RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
 
 import type { ScanRecord } from '../scan/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';
+import { openDurableLmdb } from './durable-lmdb.js';
 import type { ResultStore } from './result-store.js';
 
 function recordKey(scanType: ScanType, ip: string): string {
@@ -56,15 +54,5 @@ export class LmdbResultStore implements ResultStore {
  * `put` resolves only once the record is synced to disk.
  */
 export async function openLmdbStore(dataDir: string): Promise<LmdbResultStore> {
-  await fs.promises.mkdir(dataDir, { recursive: true });
-  const db = open<ScanRecord, string>({
-    path: path.join(dataDir, 'results.lmdb'),
-    // lmdb-js defaults to overlappingSync on Linux and macOS: a write's
-    // promise then resolves at commit, before the fsync, so an OS crash or
-    // power loss after `await put()` could still lose the record. Without
-    // it every commit is synced before its promise resolves. noSync stays
-    // off (its default) for the same reason.
-    overlappingSync: false,
-  });
-  return new LmdbResultStore(db);
+  return new LmdbResultStore(await openDurableLmdb<ScanRecord>(dataDir, 'results.lmdb'));
 }

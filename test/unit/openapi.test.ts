@@ -126,6 +126,7 @@ describe('openApiDocument', () => {
       '/v2/fast': ['get'],
       '/v2/deep': ['get'],
       '/openapi.json': ['get'],
+      '/.well-known/selfscan-webhook-key': ['get'],
     });
   });
 

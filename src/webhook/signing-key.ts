@@ -1,0 +1,54 @@
+// The service's Ed25519 key for signing webhooks: made once, kept in the
+// data dir, its public half published so receivers verify without a shared
+// secret.
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { readFile, writeFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const FILE = 'webhook-signing-key.pem';
+
+/** What GET /.well-known/selfscan-webhook-key answers. */
+export interface PublicKeyDocument {
+  algorithm: 'Ed25519';
+  /** RFC 8037 OKP key. */
+  jwk: { kty: 'OKP'; crv: 'Ed25519'; x: string; use: 'sig'; alg: 'EdDSA' };
+  /** SPKI PEM. */
+  pem: string;
+  /** What is signed: the bytes `<X-Selfscan-Timestamp>.<body>`. */
+  signed: string;
+}
+
+export class SigningKey {
+  readonly publicDocument: PublicKeyDocument;
+
+  private constructor(private readonly privateKey: KeyObject) {
+    const publicKey = createPublicKey(privateKey);
+    const jwk = publicKey.export({ format: 'jwk' }) as { x: string };
+    this.publicDocument = {
+      algorithm: 'Ed25519',
+      jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, use: 'sig', alg: 'EdDSA' },
+      pem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+      signed: '<X-Selfscan-Timestamp>.<raw request body>',
+    };
+  }
+
+  /** Loads the key of `dataDir`, creating it (mode 0600) on first use. */
+  static async open(dataDir: string): Promise<SigningKey> {
+    const path = join(dataDir, FILE);
+    try {
+      return new SigningKey(createPrivateKey(await readFile(path, 'utf8')));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const temporary = `${path}.tmp-${process.pid}`;
+    await writeFile(temporary, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flush: true });
+    await rename(temporary, path);
+    return new SigningKey(privateKey);
+  }
+
+  /** Base64 Ed25519 signature of `<timestamp>.<body>`. */
+  sign(timestamp: number, body: string): string {
+    return sign(null, Buffer.from(`${timestamp}.${body}`), this.privateKey).toString('base64');
+  }
+}

@@ -1,0 +1,180 @@
+// Completion webhooks (spec 6.2): every POST that named an X-Callback-Url
+// gets one signed notification when its scan completes or fails, retried
+// with backoff, and owed across restarts (the outbox is durable).
+import { randomUUID } from 'node:crypto';
+
+import type { Logger } from 'pino';
+
+import { finalBody } from '../scan/result-view.js';
+import { isFinal, type ScanRecord } from '../scan/scan-record.js';
+import { SCAN_PROFILES, type ScanType } from '../scan/scan-types.js';
+import type { ResultStore } from '../store/result-store.js';
+import { type Delivery, Outbox } from './outbox.js';
+import { safePost } from './safe-post.js';
+import { SigningKey } from './signing-key.js';
+
+export interface WebhookConfig {
+  /** Waits between attempts; one attempt more than there are waits, then it gives up. */
+  retryDelaysSeconds: number[];
+  /** Per attempt. */
+  timeoutSeconds: number;
+}
+
+export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = {
+  retryDelaysSeconds: [10, 60, 300, 1800, 7200],
+  timeoutSeconds: 5,
+};
+
+export interface WebhookServiceOptions {
+  dataDir: string;
+  config: WebhookConfig;
+  allowPrivateCallbacks: boolean;
+  store: ResultStore;
+  /** Whether the scan with this id is still queued or running. */
+  isLive: (scanId: string) => boolean;
+  userAgent: string;
+  logger: Logger;
+}
+
+/** Attempts running at once. */
+const PARALLEL_ATTEMPTS = 16;
+
+export class WebhookService {
+  private readonly log: Logger;
+  private readonly sending = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly options: WebhookServiceOptions,
+    private readonly outbox: Outbox,
+    readonly key: SigningKey,
+  ) {
+    this.log = options.logger;
+  }
+
+  /** Opens the outbox and the signing key, and takes up what a previous process left owed. */
+  static async open(options: WebhookServiceOptions): Promise<WebhookService> {
+    const service = new WebhookService(options, await Outbox.open(options.dataDir), await SigningKey.open(options.dataDir));
+    for (const delivery of service.outbox.all()) {
+      if (delivery.state === 'waiting' && !options.isLive(delivery.scanId)) await service.resolveFromStore(delivery);
+    }
+    service.schedule();
+    return service;
+  }
+
+  /** Owes `url` a notification when scan `scanId` ends. Durable when it resolves. */
+  async register(scanId: string, ip: string, scanType: ScanType, url: string): Promise<void> {
+    const delivery: Delivery = { id: randomUUID(), scanId, ip, scanType, url, state: 'waiting', event: null, body: null, attempts: 0, nextAttemptAt: 0 };
+    await this.outbox.put(delivery);
+    this.log.info({ event: 'webhook_registered', delivery: delivery.id, scanId, ip, scanType, url }, 'webhook registered');
+    // The scan may have ended while the entry was being written.
+    if (!this.options.isLive(scanId)) await this.resolveFromStore(delivery);
+  }
+
+  /** Called when a scan has ended and its record is stored. */
+  async scanFinished(record: ScanRecord): Promise<void> {
+    const waiting = this.outbox.all().filter((d) => d.scanId === record.id && d.state === 'waiting');
+    await Promise.all(waiting.map((delivery) => this.makeDue(delivery, record)));
+  }
+
+  /** Stops sending; what is owed stays in the outbox for the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    while (this.sending.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await this.outbox.close();
+  }
+
+  private async resolveFromStore(delivery: Delivery): Promise<void> {
+    const record = await this.options.store.get(delivery.ip, delivery.scanType);
+    if (record !== null && record.id === delivery.scanId && isFinal(record.status)) {
+      await this.makeDue(delivery, record);
+    } else if (record === null || record.id !== delivery.scanId) {
+      // The scan's record is gone (expired or replaced): report it as lost.
+      await this.makeDue(delivery, lostScan(delivery));
+    }
+  }
+
+  private async makeDue(delivery: Delivery, record: ScanRecord): Promise<void> {
+    const current = this.outbox.all().find((d) => d.id === delivery.id);
+    if (this.closed || current === undefined || current.state !== 'waiting') return;
+    const event = record.status === 'failed' ? 'scan.failed' : 'scan.complete';
+    await this.outbox.put({ ...current, state: 'due', event, body: JSON.stringify({ event, result: finalBody(record) }), nextAttemptAt: Date.now() });
+    this.schedule();
+  }
+
+  /** Sends what is due now, and sets one timer for the next due attempt. */
+  private schedule(): void {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    const now = Date.now();
+    const due = this.outbox.all().filter((d) => d.state === 'due' && !this.sending.has(d.id));
+    for (const delivery of due) {
+      if (delivery.nextAttemptAt <= now && this.sending.size < PARALLEL_ATTEMPTS) void this.attempt(delivery);
+    }
+    const later = due.filter((d) => !this.sending.has(d.id)).map((d) => d.nextAttemptAt);
+    if (later.length > 0) {
+      this.timer = setTimeout(() => this.schedule(), Math.max(0, Math.min(...later) - now));
+      this.timer.unref();
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    this.sending.add(delivery.id);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const body = delivery.body!;
+    const result = await safePost(
+      new URL(delivery.url),
+      body,
+      {
+        'Content-Type': 'application/json',
+        'User-Agent': this.options.userAgent,
+        'X-Selfscan-Delivery': delivery.id,
+        'X-Selfscan-Event': delivery.event!,
+        'X-Selfscan-Timestamp': String(timestamp),
+        'X-Selfscan-Signature': this.key.sign(timestamp, body),
+      },
+      { allowPrivate: this.options.allowPrivateCallbacks, timeoutMs: this.options.config.timeoutSeconds * 1000 },
+    );
+    const attempts = delivery.attempts + 1;
+    const delays = this.options.config.retryDelaysSeconds;
+    const retry = result.outcome === 'retry' && attempts <= delays.length;
+    this.log.info(
+      { event: 'webhook_attempt', delivery: delivery.id, scanId: delivery.scanId, url: delivery.url, attempt: attempts, outcome: result.outcome, status: result.status, detail: result.detail, willRetry: retry },
+      `webhook ${result.outcome}`,
+    );
+    try {
+      if (retry) {
+        await this.outbox.put({ ...delivery, attempts, nextAttemptAt: Date.now() + delays[attempts - 1]! * 1000 });
+      } else {
+        await this.outbox.delete(delivery.id);
+      }
+    } finally {
+      this.sending.delete(delivery.id);
+    }
+    this.schedule();
+  }
+}
+
+/** A stand-in record for a scan whose own record no longer exists. */
+function lostScan(delivery: Delivery): ScanRecord {
+  return {
+    id: delivery.scanId,
+    ip: delivery.ip,
+    scanType: delivery.scanType,
+    status: 'failed',
+    origin: 'v1',
+    queuedAt: 0,
+    startedAt: null,
+    completedAt: null,
+    expiresAt: null,
+    durationMs: null,
+    chunksComplete: 0,
+    totalChunks: SCAN_PROFILES[delivery.scanType].totalChunks,
+    portsOpen: [],
+    portsFiltered: [],
+    ptrRecord: null,
+    failReason: 'interrupted',
+  };
+}
