@@ -2,10 +2,11 @@ import { defineConfig } from 'vitest/config';
 
 // Three projects: pure logic (no compiler, no root; loopback at most), the real addon
 // against loopback and network-namespace hosts, and the real server.
-// Native and integration tests measure real sockets, so their files run one
-// at a time.
+// Native and integration tests measure real sockets and time, so every file
+// runs on its own (maxWorkers: 1), also across projects.
 export default defineConfig({
   test: {
+    maxWorkers: 1,
     projects: [
       {
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },

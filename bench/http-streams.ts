@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { SCAN_PROFILES } from '../src/scan/scan-types.js';
 import { rawRequest } from './http-throughput.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
@@ -164,7 +165,7 @@ export async function blockDeepQueue(port: number, caller: string, timeoutMs = 2
   for (;;) {
     const body = JSON.parse((await rawRequest(port, 'GET', '/v1/deep', caller)).body.toString('utf8')) as { status: string; chunks_complete?: number };
     if (!['queued', 'running'].includes(body.status)) throw new Error(`the blocking deep scan ended ${body.status}: is DNS answering?`);
-    if (body.chunks_complete === 64) return;
+    if (body.chunks_complete === SCAN_PROFILES.deep.totalChunks) return;
     if (Date.now() > deadline) throw new Error(`the blocking deep scan did not sweep its ports within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -7,17 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import { pino } from 'pino';
-
 import { type Config, DEFAULT_CONFIG } from '../src/config.js';
 import { loadUws } from '../src/http/uws.js';
+import { createLogger } from '../src/log.js';
 import { startServer } from '../src/server.js';
 import { startDnsServer } from '../test/helpers/dns-server.js';
 
 const execFileAsync = promisify(execFile);
 
 /** What the logger does with its lines: production's sonic-boom path, into /dev/null. */
-export const LOG_SINK = "pino level 'info', pino.destination('/dev/null') (sonic-boom, sync: the production path, output discarded)";
+export const LOG_SINK = "the service's own logger (src/log.ts: pino level 'info', buffered sonic-boom) writing to /dev/null";
 
 export interface RawResponse {
   statusLine: string;
@@ -63,7 +62,7 @@ export function rawRequest(port: number, method: string, path: string, localAddr
 export async function startSelfscanWithResult(): Promise<Target & { result: RawResponse }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'selfscan-bench-http-'));
   const dns = await startDnsServer({ '127.0.0.1': 'localhost' });
-  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: true }));
+  const logger = createLogger({ destination: '/dev/null' });
   const config: Config = {
     ...DEFAULT_CONFIG,
     host: '127.0.0.1',

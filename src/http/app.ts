@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 
 import type { Admission } from '../limits/admission.js';
+import { registerMcp } from '../mcp/mcp-endpoint.js';
 import type { ScanManager } from '../scan/scan-manager.js';
 import { SCAN_TYPES } from '../scan/scan-types.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
@@ -50,6 +51,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     registerV1(context, scanType);
     registerV2(context, scanType);
   }
+  registerMcp(context);
   app.get('/openapi.json', (res, req) => {
     context.handle(res, req, 'GET', '/openapi.json', async (exchange, _ip, headers) => {
       await exchange.jsonText('200 OK', openApiJson, headers);

@@ -7,11 +7,20 @@ import ipaddr from 'ipaddr.js';
 import { normaliseIp } from '../native/scan-request.js';
 import type { HttpResponse } from './uws.js';
 
-const decoder = new TextDecoder();
+/** Recently seen peers, already in canonical form: parsing costs more than the rest of a GET. */
+const canonical = new Map<string, string>();
+const CANONICAL_CACHE_SIZE = 4096;
 
 /** The socket peer in canonical form; must be read synchronously in the handler. */
 export function peerAddress(res: HttpResponse): string {
-  return normaliseIp(decoder.decode(res.getRemoteAddressAsText()));
+  const text = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+  let ip = canonical.get(text);
+  if (ip === undefined) {
+    ip = normaliseIp(text);
+    if (canonical.size >= CANONICAL_CACHE_SIZE) canonical.clear();
+    canonical.set(text, ip);
+  }
+  return ip;
 }
 
 /** One X-Forwarded-For entry as an address: bare, `v4:port` or `[v6]:port`. */

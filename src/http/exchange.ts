@@ -17,6 +17,8 @@ export type Headers = Record<string, string>;
 export class Exchange {
   aborted = false;
   readonly acceptsGzip: boolean;
+  /** A HEAD request: same status and headers, no body. */
+  private readonly head: boolean;
   private readonly abortHandlers: (() => void)[] = [];
 
   constructor(
@@ -24,6 +26,7 @@ export class Exchange {
     req: HttpRequest,
   ) {
     this.acceptsGzip = /\bgzip\b/i.test(req.getHeader('accept-encoding'));
+    this.head = req.getMethod() === 'head';
     res.onAborted(() => {
       this.aborted = true;
       for (const handler of this.abortHandlers.splice(0)) handler();
@@ -46,17 +49,20 @@ export class Exchange {
 
   /** Answers with JSON already serialised. */
   async jsonText(status: string, text: string, headers: Headers = {}): Promise<void> {
-    let payload: Buffer = Buffer.from(text);
-    const all: Headers = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers };
-    if (this.acceptsGzip && payload.length >= GZIP_MIN_BYTES) {
-      payload = await gzipAsync(payload);
-      all['Content-Encoding'] = 'gzip';
-      all.Vary = 'Accept-Encoding';
+    let payload: Buffer | string = text;
+    let compressed = false;
+    if (this.acceptsGzip && text.length >= GZIP_MIN_BYTES) {
+      payload = await gzipAsync(text);
+      compressed = true;
     }
     this.cork(() => {
-      this.res.writeStatus(status);
-      for (const [name, value] of Object.entries(all)) this.res.writeHeader(name, value);
-      this.end(payload);
+      const res = this.res;
+      res.writeStatus(status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
+      if (compressed) res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
+      for (const name in headers) res.writeHeader(name, headers[name]!);
+      const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+      if (this.head) res.endWithoutBody(bytes.length);
+      else this.end(bytes);
     });
   }
 

@@ -116,6 +116,21 @@ const notFoundAndMethod = {
   '503': responseRef('Unavailable'),
 };
 
+/** GET and DELETE /mcp: a stateless server has no stream or session to offer. */
+function mcpNotAllowed(method: string) {
+  return {
+    operationId: `mcp${method.charAt(0)}${method.slice(1).toLowerCase()}`,
+    tags: ['agents'],
+    summary: `${method} is not supported by the stateless MCP endpoint`,
+    responses: {
+      '405': jsonResponse('Only POST is supported (Allow: POST); the body is a JSON-RPC error.', schemaRef('JsonRpcMessage'), {
+        Allow: { schema: { type: 'string', const: 'POST' } },
+      }),
+      '429': responseRef('RateLimited'),
+    },
+  };
+}
+
 function startOperation(type: 'fast' | 'deep') {
   return {
     operationId: type === 'fast' ? 'startFastScan' : 'startDeepScan',
@@ -200,6 +215,7 @@ export const openApiDocument = {
   tags: [
     { name: 'polling', description: 'v1: start with POST, poll with GET.' },
     { name: 'streaming', description: 'v2: one GET streams the scan as Server-Sent Events.' },
+    { name: 'agents', description: 'The Model Context Protocol endpoint for AI agents.' },
     { name: 'meta', description: 'This description.' },
   ],
   paths: {
@@ -218,6 +234,40 @@ export const openApiDocument = {
           ...notFoundAndMethod,
         },
       },
+    },
+    '/mcp': {
+      post: {
+        operationId: 'mcp',
+        tags: ['agents'],
+        summary: 'Model Context Protocol (Streamable HTTP): tools fast_scan and deep_scan',
+        description:
+          'Stateless MCP over Streamable HTTP (no Mcp-Session-Id, no key). Tools `fast_scan` and `deep_scan` take ' +
+          '`{ "rescan"?: boolean }` and scan only the caller\'s own address. A call does not block: it starts a scan ' +
+          'when none is in flight and no unexpired result exists (or when `rescan` is true), else it returns the ' +
+          'scan in flight or the last result; agents poll by calling again. `structuredContent` is shaped like the ' +
+          'ScanResult of that status plus `message` and, while not finished, `poll_after_seconds`. A refused start ' +
+          '(invalid_target, not_available, rate_limited) is a tool result with `isError: true` carrying `error`, ' +
+          '`reason` and `retry_after`. With a progress token, the call stays open (up to 25 s) and sends ' +
+          '`notifications/progress` (progress = chunks done, total = all chunks). The same target rule, opt-out, ' +
+          'rate limits (shared counters) and coalescing apply as on REST; every request counts against the edge limit.',
+        requestBody: { required: true, content: { 'application/json': { schema: schemaRef('JsonRpcMessage') } } },
+        responses: {
+          '200': {
+            description: 'The JSON-RPC response; as an event stream when progress notifications come first.',
+            headers: rateLimitHeaders,
+            content: { 'application/json': { schema: schemaRef('JsonRpcMessage') }, 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          '202': { description: 'A notification or response was accepted.', headers: rateLimitHeaders },
+          '400': jsonResponse('Malformed JSON or not a JSON-RPC message.', schemaRef('JsonRpcMessage')),
+          '413': jsonResponse('The body is larger than 1 MiB.', schemaRef('JsonRpcMessage')),
+          '415': jsonResponse('The body is not application/json.', schemaRef('JsonRpcMessage')),
+          '404': responseRef('NotFound'),
+          '429': responseRef('RateLimited'),
+          '503': responseRef('Unavailable'),
+        },
+      },
+      get: mcpNotAllowed('GET'),
+      delete: mcpNotAllowed('DELETE'),
     },
     '/openapi.json': {
       get: {
@@ -260,6 +310,23 @@ export const openApiDocument = {
   },
   components: {
     schemas: {
+      JsonRpcMessage: {
+        type: 'object',
+        description: 'A JSON-RPC 2.0 request, notification or response (MCP), or an error response.',
+        required: ['jsonrpc'],
+        properties: {
+          jsonrpc: { const: '2.0' },
+          id: { type: ['string', 'integer', 'null'] },
+          method: { type: 'string' },
+          params: { type: 'object' },
+          result: { type: 'object' },
+          error: {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+          },
+        },
+      },
       WebhookPayload: {
         type: 'object',
         additionalProperties: false,

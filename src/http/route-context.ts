@@ -75,6 +75,11 @@ export class RouteContext {
     });
   }
 
+  /** Logs a failure the caller is answered for without details. */
+  logError(error: unknown, context: string): void {
+    this.log.error({ err: error }, context);
+  }
+
   private toApiError(error: unknown, headers: Headers): [ApiError, Headers] {
     if (error instanceof ApiError) return [error, headers];
     if (error instanceof Refusal) {
@@ -83,7 +88,7 @@ export class RouteContext {
       return [new ApiError(error.code, error.reason, retryAfter), decision ? rateLimitHeaders(decision) : headers];
     }
     if (error instanceof ShuttingDownError) return [new ApiError('unavailable', 'the service is shutting down; try again shortly'), headers];
-    this.log.error({ err: error }, 'request failed');
+    this.logError(error, 'request failed');
     return [new ApiError('unavailable', 'the service could not handle this request; try again shortly'), headers];
   }
 }

@@ -1,10 +1,23 @@
 // v1, polling: POST /v1/{fast,deep} starts (or joins) a scan of the caller,
 // GET /v1/{fast,deep} reports its state.
+import type { ScanResultBody } from '../scan/result-view.js';
 import type { ScanType } from '../scan/scan-types.js';
 import { refuseCallbackUrl } from '../webhook/callback-url.js';
 import { ApiError } from './errors.js';
 import type { Headers } from './exchange.js';
 import type { RouteContext } from './route-context.js';
+
+/** JSON of finished bodies, which the manager hands out as the same object each time. */
+const texts = new WeakMap<ScanResultBody, string>();
+
+function serialised(body: ScanResultBody): string {
+  let text = texts.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    if (body.status !== 'queued' && body.status !== 'running' && body.status !== 'none') texts.set(body, text);
+  }
+  return text;
+}
 
 export function registerV1(context: RouteContext, scanType: ScanType): void {
   const { app, manager } = context;
@@ -26,7 +39,7 @@ export function registerV1(context: RouteContext, scanType: ScanType): void {
     context.handle(res, req, 'GET', path, async (exchange, ip, headers) => {
       const body = await manager.result(ip, scanType);
       const duration: Headers = body.status === 'complete' ? { 'X-Scan-Duration-Ms': String(body.duration_ms) } : {};
-      await exchange.json('200 OK', body, { ...headers, ...duration });
+      await exchange.jsonText('200 OK', serialised(body), { ...headers, ...duration });
       return '200';
     });
   });

@@ -25,7 +25,7 @@ export function registerV2(context: RouteContext, scanType: ScanType): void {
           started.unsubscribe();
           resolve(exchange.aborted ? 'aborted' : '200');
         });
-        for (const event of [...started.initial, ...early]) stream.send(event);
+        for (const event of [...started.initial, ...early.splice(0)]) stream.send(event);
       });
     });
   });

@@ -11,7 +11,9 @@ import { type Clock, systemClock } from './clock.js';
 import { EtaEstimator } from './eta-estimator.js';
 import type { PtrLookup } from './ptr-lookup.js';
 import {
+  type FailedBody,
   finalBody,
+  type FinishedBody,
   type InFlightFacts,
   inFlightBody,
   noneBody,
@@ -68,6 +70,8 @@ class LiveScan {
   ptr: Promise<string | null> = Promise.resolve(null);
   /** Writes of this record, chained so they land in order. */
   persisted: Promise<void> = Promise.resolve();
+  /** Its place in line: increasing with each scan queued. */
+  ticket = 0;
   /** Settles when the scan is admitted and recorded; rejects if refused. */
   accepted: Promise<void> = Promise.resolve();
 
@@ -78,14 +82,25 @@ const keyOf = (ip: string, scanType: ScanType): string => `${scanType}|${ip}`;
 
 const UNREACHABLE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH']);
 
+/** Finished results kept in memory for GET, and how large each may be. */
+const FINAL_CACHE_ENTRIES = 4096;
+const FINAL_CACHE_MAX_PORTS = 256;
+
+interface FinalEntry {
+  body: FinishedBody | FailedBody;
+  expiresAt: number | null;
+}
+
 export class ScanManager {
   private readonly live = new Map<string, LiveScan>();
+  private readonly finals = new Map<string, FinalEntry>();
   private readonly queues: Record<ScanType, LiveScan[]> = { fast: [], deep: [] };
   private readonly running: Record<ScanType, number> = { fast: 0, deep: 0 };
   private readonly eta = new EtaEstimator();
   private readonly clock: Clock;
   private readonly log: Logger;
   private idleWaiters: (() => void)[] = [];
+  private nextTicket = 0;
   private readonly finishedListeners: ((record: ScanRecord) => void)[] = [];
   private accepting = true;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -147,6 +162,7 @@ export class ScanManager {
     }
     this.log.info({ event: 'scan_queued', ip, scanType, origin, scanId: scan.record.id }, 'scan queued');
     const body = scanQueuedBody(scan.record, false, this.facts(scan).etaSeconds);
+    scan.ticket = this.nextTicket++;
     this.queues[scanType].push(scan);
     this.pump(scanType);
     return { scanId: scan.record.id, body, coalesced: false, ...this.watchLive(scan, listener) };
@@ -158,14 +174,34 @@ export class ScanManager {
     return scan === undefined ? null : this.watchLive(scan, listener);
   }
 
-  /** The GET body for (ip, scanType): in flight, finished, or `none`. */
+  /**
+   * The GET body for (ip, scanType): in flight, finished, or `none`. A
+   * finished body is the same object on every call until it changes.
+   */
   async result(ip: string, scanType: ScanType): Promise<ScanResultBody> {
-    const scan = this.live.get(keyOf(ip, scanType));
+    const key = keyOf(ip, scanType);
+    const scan = this.live.get(key);
     if (scan !== undefined) return inFlightBody(scan.record, this.facts(scan));
-    const record = await this.options.store.get(ip, scanType);
-    if (record === null || !isFinal(record.status)) return noneBody(ip, scanType);
-    if (record.expiresAt !== null && record.expiresAt <= this.clock.now()) return noneBody(ip, scanType);
-    return finalBody(record);
+    let final = this.finals.get(key);
+    if (final === undefined) {
+      const record = await this.options.store.get(ip, scanType);
+      if (record === null || !isFinal(record.status)) return noneBody(ip, scanType);
+      final = this.remember(record);
+    }
+    if (final.expiresAt !== null && final.expiresAt <= this.clock.now()) return noneBody(ip, scanType);
+    return final.body;
+  }
+
+  /** Keeps small finished bodies in memory, most recently used last. */
+  private remember(record: ScanRecord): FinalEntry {
+    const key = keyOf(record.ip, record.scanType);
+    const entry = { body: finalBody(record), expiresAt: record.expiresAt };
+    this.finals.delete(key);
+    if (record.portsOpen.length + record.portsFiltered.length <= FINAL_CACHE_MAX_PORTS) {
+      this.finals.set(key, entry);
+      if (this.finals.size > FINAL_CACHE_ENTRIES) this.finals.delete(this.finals.keys().next().value!);
+    }
+    return entry;
   }
 
   /** Scans in flight (queued or running). */
@@ -237,7 +273,9 @@ export class ScanManager {
     const { scanType, status, startedAt } = scan.record;
     const concurrency = this.options.concurrency[scanType];
     if (status === 'queued') {
-      const position = Math.max(0, this.queues[scanType].indexOf(scan));
+      // Scans leave a queue only from its front, so tickets give positions in O(1).
+      const front = this.queues[scanType][0];
+      const position = front === undefined ? 0 : Math.max(0, scan.ticket - front.ticket);
       const ahead = position + this.running[scanType];
       return { queuePosition: position, etaSeconds: this.eta.etaSeconds(scanType, ahead, concurrency) };
     }
@@ -280,7 +318,6 @@ export class ScanManager {
     while (queue.length > 0 && this.running[scanType] < this.options.concurrency[scanType]) {
       this.run(queue.shift()!);
     }
-    for (const waiting of queue) this.emit(waiting, 'scan:progress', progressBody(waiting.record, this.facts(waiting)));
   }
 
   private run(scan: LiveScan): void {
@@ -321,6 +358,9 @@ export class ScanManager {
   ): Promise<void> {
     const { record } = scan;
     const wasRunning = record.status === 'running';
+    // Everything below the await is decided at once, so a GET never sees a
+    // half-finished record.
+    const ptrRecord = await scan.ptr;
     if ('summary' in outcome && outcome.summary.status !== 'cancelled') {
       record.status = outcome.summary.status;
       record.durationMs = outcome.summary.durationMs;
@@ -330,7 +370,7 @@ export class ScanManager {
     }
     record.portsOpen.sort((a, b) => a.port - b.port);
     record.portsFiltered.sort((a, b) => a.port - b.port);
-    record.ptrRecord = await scan.ptr;
+    record.ptrRecord = ptrRecord;
     record.completedAt = this.clock.now();
     record.expiresAt = record.completedAt + RESULT_TTL_MS;
     record.durationMs ??= record.completedAt - (record.startedAt ?? record.queuedAt);
@@ -358,7 +398,7 @@ export class ScanManager {
       },
       'scan finished',
     );
-    this.emit(scan, record.status === 'failed' ? 'scan:failed' : 'scan:complete', finalBody(record));
+    this.emit(scan, record.status === 'failed' ? 'scan:failed' : 'scan:complete', this.remember(record).body);
     scan.listeners.clear();
     this.pump(record.scanType);
     this.notifyIfIdle();

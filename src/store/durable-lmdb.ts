@@ -16,5 +16,8 @@ export async function openDurableLmdb<V>(dataDir: string, fileName: string): Pro
     // every commit is synced before its promise resolves. noSync stays off
     // (its default) for the same reason.
     overlappingSync: false,
+    // Keeps msgpack record structures in the database, so reads reuse them
+    // instead of rebuilding each record's shape.
+    sharedStructuresKey: Symbol.for('selfscan:structures'),
   });
 }

@@ -97,6 +97,17 @@ describe('errors', () => {
     expect(await json(put, 'POST', '/v2/deep')).toMatchObject({ error: 'method_not_allowed' });
   });
 
+  it('answers HEAD with headers only, keeping the connection usable', async () => {
+    const fetch = callerFetch('127.0.0.16');
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(`${server.url}/v1/fast`, { method: 'HEAD' });
+      expect(head.status).toBe(405);
+      expect(await head.text()).toBe('');
+      expect(Number(head.headers.get('content-length'))).toBeGreaterThan(0);
+      expect((await fetch(`${server.url}/v1/fast`)).status).toBe(200);
+    }
+  });
+
   it('ignores a body, query string and odd headers on POST', async () => {
     const fetch = callerFetch('127.0.0.15');
     const response = await fetch(`${server.url}/v1/fast?ip=8.8.8.8`, {

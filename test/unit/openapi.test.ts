@@ -127,6 +127,7 @@ describe('openApiDocument', () => {
       '/v2/deep': ['get'],
       '/openapi.json': ['get'],
       '/.well-known/selfscan-webhook-key': ['get'],
+      '/mcp': ['delete', 'get', 'post'],
     });
   });
 
@@ -139,15 +140,15 @@ describe('openApiDocument', () => {
         );
         if (status === '429') expect(headers).toContain('Retry-After');
       }
-      expect(Object.keys(op.responses as JsonObject), `${method} ${path}`).toEqual(
-        expect.arrayContaining(['200', '404', '405']),
-      );
+      // /mcp answers methods per operation: POST 200, GET and DELETE 405.
+      const expected = path !== '/mcp' ? ['200', '404', '405'] : method === 'post' ? ['200', '404'] : ['405'];
+      expect(Object.keys(op.responses as JsonObject), `${method} ${path}`).toEqual(expect.arrayContaining(expected));
     }
   });
 
   it('documents X-Callback-Url on the POSTs and X-Scan-Duration-Ms on the result GETs', () => {
     for (const { path, method, op } of operations) {
-      if (method === 'post') {
+      if (method === 'post' && path.startsWith('/v1/')) {
         const parameters = (op.parameters as unknown[]).map(resolve);
         expect(parameters).toContainEqual(
           expect.objectContaining({ name: 'X-Callback-Url', in: 'header', schema: expect.objectContaining({ maxLength: 2048 }) }),

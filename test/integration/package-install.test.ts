@@ -1,0 +1,67 @@
+// The npm package as a user gets it: packed, installed into an empty folder
+// on a machine without a compiler, started with npx, and one fast scan of
+// loopback run through the API.
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+
+import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
+import { listenOn } from '../helpers/loopback-listeners.js';
+import { noCompilerPath } from '../helpers/no-compiler-path.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'selfscan-pack-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+it('installs from the tarball without compiling, and serves a scan', { timeout: 300_000 }, async () => {
+  // Packed from a copy: packing rebuilds the addon, which must not replace
+  // the one other tests have loaded.
+  const source = join(work, 'source');
+  const generated = /^(node_modules|build|dist|prebuilds|data|\.git)(\/|$)/;
+  cpSync(ROOT, source, { recursive: true, filter: (path) => !generated.test(relative(ROOT, path)) });
+  symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
+  const tarball = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: source, encoding: 'utf8' }).trim().split('\n').pop()!;
+  const app = join(work, 'app');
+  execFileSync('mkdir', ['-p', app]);
+  // allowScripts runs selfscan's own install script (node-gyp-build), as a
+  // user who approves it gets: it must find the prebuilt binary and compile nothing.
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'trial', private: true, allowScripts: { selfscan: true } }));
+  const env = { ...process.env, PATH: noCompilerPath(), npm_config_nodedir: '' };
+  expect(() => execFileSync('sh', ['-c', 'command -v cc || command -v g++ || command -v make'], { env })).toThrow();
+
+  const log = execFileSync('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts', join(work, tarball)], {
+    cwd: app,
+    env,
+    encoding: 'utf8',
+  });
+  expect(log).toContain('node-gyp-build'); // the install script ran
+  expect(log).not.toMatch(/gyp info spawn|make: /);
+  expect(existsSync(join(app, 'node_modules/selfscan/prebuilds/linux-x64/selfscan.node'))).toBe(true);
+  expect(existsSync(join(app, 'node_modules/selfscan/build'))).toBe(false);
+
+  expect(execFileSync('npx', ['selfscan', '--version'], { cwd: app, env, encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+
+  const listeners = await listenOn('127.0.0.95', [8443], 'HELLO-from-package');
+  const server = spawn('npx', ['selfscan', 'serve', '--host', '127.0.0.1', '--port', '0', '--allow-private-targets', '--data-dir', join(work, 'data')], { cwd: app, env });
+  try {
+    let output = '';
+    server.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    let port: number | undefined;
+    while (port === undefined) {
+      if (server.exitCode !== null) throw new Error(`server exited: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      port = output.split('\n').map((line) => /"event":"listening".*"port":(\d+)/.exec(line)?.[1]).find(Boolean) as number | undefined;
+    }
+    const fetch = callerFetch('127.0.0.95');
+    expect((await fetch(`http://127.0.0.1:${port}/v1/fast`, { method: 'POST' })).status).toBe(200);
+    const result = await pollUntilFinal(fetch, `http://127.0.0.1:${port}/v1/fast`);
+    expect(result).toMatchObject({ status: 'complete' });
+    expect(result.ports_open).toContainEqual({ port: 8443, state: 'open', service: 'pcsync-https', banner: 'HELLO-from-package' });
+  } finally {
+    server.kill('SIGKILL');
+    await listeners.close();
+  }
+});
