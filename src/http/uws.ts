@@ -9,15 +9,30 @@ export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 
 const require = createRequire(import.meta.url);
 
-export function loadUws(): typeof Uws {
-  const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+/** Which binary to load; this process's own unless a test says otherwise. */
+export interface UwsPlatform {
+  platform: string;
+  arch: string;
+  abi: string;
+  nodeVersion: string;
+}
+
+const THIS_PROCESS: UwsPlatform = {
+  platform: process.platform,
+  arch: process.arch,
+  abi: process.versions.modules,
+  nodeVersion: process.version,
+};
+
+export function loadUws(target: UwsPlatform = THIS_PROCESS): typeof Uws {
+  const binary = `uws_${target.platform}_${target.arch}_${target.abi}.node`;
   try {
     return require(`@trufflesuite/uws-js-unofficial/binaries/${binary}`) as typeof Uws;
   } catch (error) {
     throw new Error(
-      `uWebSockets.js has no native binary that loads on ${process.platform}-${process.arch} ` +
-        `with Node ${process.version} (ABI ${process.versions.modules}, looked for ${binary}): ` +
-        `${(error as Error).message}. selfscan does not run on its JavaScript fallback.`,
+      `uWebSockets.js has no native binary that loads on ${target.platform}-${target.arch} ` +
+        `with Node ${target.nodeVersion} (ABI ${target.abi}, looked for ${binary}): ` +
+        `${(error as Error).message.split('\n')[0]}. selfscan does not run on its JavaScript fallback.`,
     );
   }
 }
