@@ -6,12 +6,14 @@
 //            the delivery (a GET every few seconds only bounds the wait)
 //   mcp      the SDK client over Streamable HTTP: call <type>_scan until final
 // Every request is timed into the LatencyLog; nothing here throws: a flow's
-// failures are returned as its errors.
+// failures are returned as its errors. REST goes over one lean keep-alive
+// connection per caller (load-http.ts); MCP over the SDK's client with
+// undici (test/helpers/mcp-client.ts).
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { type CallerFetch, callerFetch } from '../test/helpers/callers.js';
 import type { ReceivedHook, Receiver } from '../test/helpers/webhook-receiver.js';
+import { CallerConnection } from './load-http.js';
 import type { LatencyLog, RequestKind } from './load-metrics.js';
 import type { Target } from './load-truth.js';
 
@@ -34,9 +36,11 @@ export interface CallerOutcome {
 }
 
 export interface FlowContext {
+  /** http://127.0.0.1:PORT of the server. */
   baseUrl: string;
   latencies: LatencyLog;
-  inbox: WebhookInbox;
+  /** Where webhooks arrive; null where no webhook caller runs (the worker thread). */
+  inbox: WebhookInbox | null;
   pollMs: number;
   /** performance.now() past which no caller starts another request. */
   deadline: number;
@@ -64,20 +68,21 @@ export async function runCaller(ctx: FlowContext, plan: CallerPlan): Promise<Cal
   return outcome;
 }
 
-function requestSignal(ctx: FlowContext): AbortSignal {
-  return AbortSignal.timeout(Math.round(Math.max(1_000, Math.min(REQUEST_TIMEOUT_MS, ctx.deadline - performance.now()))));
+function requestTimeout(ctx: FlowContext): number {
+  return Math.round(Math.max(1_000, Math.min(REQUEST_TIMEOUT_MS, ctx.deadline - performance.now())));
 }
 
+const portOf = (ctx: FlowContext): number => Number(new URL(ctx.baseUrl).port);
+
 /** One request, timed; its JSON body, or a throw for anything but a 200 with JSON. */
-async function jsonRequest(ctx: FlowContext, kind: RequestKind, fetch: CallerFetch, method: string, path: string, headers: Record<string, string> = {}): Promise<Body> {
+async function jsonRequest(ctx: FlowContext, kind: RequestKind, conn: CallerConnection, method: string, path: string, headers: Record<string, string> = {}): Promise<Body> {
   return ctx.latencies.time(kind, async () => {
-    const response = await fetch(ctx.baseUrl + path, { method, headers, signal: requestSignal(ctx) });
-    const text = await response.text();
+    const response = await conn.request(method, path, { headers, timeoutMs: requestTimeout(ctx) });
     let body: Body;
     try {
-      body = JSON.parse(text) as Body;
+      body = JSON.parse(response.body) as Body;
     } catch {
-      throw new Error(`${method} ${path} answered ${response.status} with no JSON: ${text.slice(0, 80)}`);
+      throw new Error(`${method} ${path} answered ${response.status} with no JSON: ${response.body.slice(0, 80)}`);
     }
     if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status} ${String(body.error)}: ${String(body.reason)}`);
     return body;
@@ -89,55 +94,60 @@ function mustBeInFlight(body: Body, what: string): void {
 }
 
 /** GETs the scan's state every pollMs until it is final. */
-async function pollUntilFinal(ctx: FlowContext, fetch: CallerFetch, path: string): Promise<Body> {
+async function pollUntilFinal(ctx: FlowContext, conn: CallerConnection, path: string): Promise<Body> {
   for (;;) {
     if (performance.now() + ctx.pollMs > ctx.deadline) throw new Error('scan not final at the time limit');
     await sleep(ctx.pollMs);
-    const body = await jsonRequest(ctx, 'GET poll', fetch, 'GET', path);
+    const body = await jsonRequest(ctx, 'GET poll', conn, 'GET', path);
     if (body.status === 'none') throw new Error(`GET ${path} answered none while a scan should exist`);
     if (!IN_FLIGHT.has(String(body.status))) return body;
   }
 }
 
 async function v1(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
-  const fetch = callerFetch(plan.address);
-  const path = `/v1/${plan.scanType}`;
-  outcome.startedAt = performance.now();
-  mustBeInFlight(await jsonRequest(ctx, 'POST', fetch, 'POST', path), `POST ${path}`);
-  outcome.result = await pollUntilFinal(ctx, fetch, path);
-  outcome.finishedAt = performance.now();
+  const conn = new CallerConnection(portOf(ctx), plan.address);
+  try {
+    const path = `/v1/${plan.scanType}`;
+    outcome.startedAt = performance.now();
+    mustBeInFlight(await jsonRequest(ctx, 'POST', conn, 'POST', path), `POST ${path}`);
+    outcome.result = await pollUntilFinal(ctx, conn, path);
+    outcome.finishedAt = performance.now();
+  } finally {
+    conn.close();
+  }
 }
 
+/**
+ * GET /v2/...: the stream's open is timed to its response head; the server
+ * ends the response right after the terminal event, so the response's end
+ * is when the caller learns the result.
+ */
 async function v2(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
-  const fetch = callerFetch(plan.address);
+  const conn = new CallerConnection(portOf(ctx), plan.address);
   const path = `/v2/${plan.scanType}`;
-  outcome.startedAt = performance.now();
-  const response = await ctx.latencies.time('v2 open', () =>
-    fetch(ctx.baseUrl + path, { headers: { accept: 'text/event-stream' }, signal: AbortSignal.timeout(Math.round(Math.max(1_000, ctx.deadline - performance.now()))) }),
-  );
-  const type = response.headers.get('content-type') ?? '';
-  if (response.status !== 200 || !type.startsWith('text/event-stream')) {
-    throw new Error(`GET ${path} answered ${response.status} ${type}: ${(await response.text()).slice(0, 120)}`);
+  let opened = false;
+  const started = performance.now();
+  const headTimed = (): void => {
+    if (!opened) ctx.latencies.add('v2 open', started, performance.now() - started);
+    opened = true;
+  };
+  try {
+    outcome.startedAt = started;
+    const timeoutMs = Math.round(Math.max(1_000, ctx.deadline - performance.now()));
+    const response = await conn.request('GET', path, { headers: { Accept: 'text/event-stream' }, timeoutMs, onHead: headTimed });
+    const end = performance.now();
+    const type = response.headers.get('content-type') ?? '';
+    if (response.status !== 200 || !type.startsWith('text/event-stream')) throw new Error(`GET ${path} answered ${response.status} ${type}: ${response.body.slice(0, 120)}`);
+    const events = response.body.replace(/\r\n/g, '\n').split('\n\n').map(parseEvent).filter((event) => event !== null);
+    if (events[0]?.name !== 'scan:queued') throw new Error(`first event ${events[0]?.name ?? 'none'}, not scan:queued`);
+    const last = events.at(-1)!;
+    if (last.name !== 'scan:complete' && last.name !== 'scan:failed') throw new Error(`stream of ${path} ended after ${last.name}, not scan:complete or scan:failed`);
+    outcome.finishedAt = end;
+    outcome.result = JSON.parse(last.data) as unknown;
+  } finally {
+    headTimed(); // a stream that never opened counts its time too
+    conn.close();
   }
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let first = true;
-  for await (const chunk of response.body!) {
-    buffer = (buffer + decoder.decode(chunk, { stream: true })).replace(/\r\n/g, '\n');
-    for (let split = buffer.indexOf('\n\n'); split >= 0; split = buffer.indexOf('\n\n')) {
-      const event = parseEvent(buffer.slice(0, split));
-      buffer = buffer.slice(split + 2);
-      if (event === null) continue; // a comment: stream open, keep-alive
-      if (first && event.name !== 'scan:queued') throw new Error(`first event ${event.name}, not scan:queued`);
-      first = false;
-      if (event.name === 'scan:complete' || event.name === 'scan:failed') {
-        outcome.finishedAt = performance.now();
-        outcome.result = JSON.parse(event.data) as unknown;
-        return; // leaving the loop cancels the body; the server ends it anyway
-      }
-    }
-  }
-  throw new Error(`stream of ${path} ended without scan:complete or scan:failed`);
 }
 
 /** An SSE block's event name and data; null for a block of comments only. */
@@ -171,18 +181,25 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
 export const hookPath = (plan: Target): string => `/hook/${plan.scanType}/${plan.address}`;
 
 async function webhook(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
-  const fetch = callerFetch(plan.address);
+  const inbox = ctx.inbox;
+  if (inbox === null) throw new Error('no webhook receiver here');
+  const conn = new CallerConnection(portOf(ctx), plan.address);
   const path = `/v1/${plan.scanType}`;
-  const arrived = ctx.inbox.wait(hookPath(plan));
+  const arrived = inbox.wait(hookPath(plan));
   outcome.startedAt = performance.now();
-  mustBeInFlight(await jsonRequest(ctx, 'POST', fetch, 'POST', path, { 'x-callback-url': ctx.inbox.url(hookPath(plan)) }), `POST ${path}`);
-  let hook = await within(arrived, WEBHOOK_WATCH_MS);
+  let hook: ReceivedHook | null;
   let ended: Body | null = null;
-  while (hook === null && ended === null) {
-    if (performance.now() > ctx.deadline) throw new Error('no webhook and scan not final at the time limit');
-    const state = await jsonRequest(ctx, 'GET poll', fetch, 'GET', path);
-    if (IN_FLIGHT.has(String(state.status))) hook = await within(arrived, WEBHOOK_WATCH_MS);
-    else ended = state;
+  try {
+    mustBeInFlight(await jsonRequest(ctx, 'POST', conn, 'POST', path, { 'X-Callback-Url': inbox.url(hookPath(plan)) }), `POST ${path}`);
+    hook = await within(arrived, WEBHOOK_WATCH_MS);
+    while (hook === null && ended === null) {
+      if (performance.now() > ctx.deadline) throw new Error('no webhook and scan not final at the time limit');
+      const state = await jsonRequest(ctx, 'GET poll', conn, 'GET', path);
+      if (IN_FLIGHT.has(String(state.status))) hook = await within(arrived, WEBHOOK_WATCH_MS);
+      else ended = state;
+    }
+  } finally {
+    conn.close();
   }
   hook ??= await within(arrived, WEBHOOK_GRACE_MS);
   if (hook === null) {
@@ -190,8 +207,8 @@ async function webhook(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcom
     outcome.result = ended;
     return;
   }
-  outcome.finishedAt = ctx.inbox.arrivedAt(hook);
-  if (!ctx.inbox.signedBySelfscan(hook)) throw new Error('webhook signature does not verify');
+  outcome.finishedAt = inbox.arrivedAt(hook);
+  if (!inbox.signedBySelfscan(hook)) throw new Error('webhook signature does not verify');
   const body = JSON.parse(hook.body) as { event?: unknown; result?: unknown };
   if (hook.headers['x-selfscan-event'] !== body.event) throw new Error(`X-Selfscan-Event ${String(hook.headers['x-selfscan-event'])} but body event ${String(body.event)}`);
   outcome.result = body.result;

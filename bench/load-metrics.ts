@@ -9,7 +9,7 @@ export type RequestKind = 'POST' | 'GET poll' | 'v2 open' | 'MCP call' | 'MCP co
 /** The kinds in the headline latency figure: one HTTP request (or one MCP tool call) each. */
 export const HEADLINE_KINDS: readonly RequestKind[] = ['POST', 'GET poll', 'v2 open', 'MCP call'];
 
-interface Sample {
+export interface LatencySample {
   kind: RequestKind;
   /** performance.now() when the request started. */
   startedAt: number;
@@ -36,10 +36,14 @@ export function summarise(values: readonly number[]): LatencySummary {
 }
 
 export class LatencyLog {
-  private readonly samples: Sample[] = [];
+  private readonly samples: LatencySample[] = [];
 
   add(kind: RequestKind, startedAt: number, ms: number): void {
     this.samples.push({ kind, startedAt, ms });
+  }
+
+  all(): LatencySample[] {
+    return [...this.samples];
   }
 
   /** Times `request` (whether it succeeds or throws) as one sample of `kind`. */
@@ -136,4 +140,31 @@ function statusKiB(pid: number, field: string): number {
 export function ownCpuSeconds(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
+}
+
+/**
+ * The kernel's count of connections dropped because a listen queue was full
+ * (TcpExt ListenOverflows, system-wide): a dropped SYN costs its client a
+ * 1 s retransmission.
+ */
+export function listenOverflows(): number {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
+    const names = lines[0]?.split(/\s+/) ?? [];
+    const values = lines[1]?.split(/\s+/) ?? [];
+    return Number(values[names.indexOf('ListenOverflows')] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds the whole machine has spent busy (all but idle and iowait), from /proc/stat. */
+export function machineBusySeconds(): number {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
 }

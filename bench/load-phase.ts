@@ -1,10 +1,16 @@
 // One phase of bench/load.ts: N callers with their own loopback addresses,
 // all started at once, each running its flow to the end; then every result
 // checked against the truth, and the figures of the phase.
-import { type CallerOutcome, type CallerPlan, type Flow, type FlowContext, hookPath, runCaller } from './load-callers.js';
+import { loadavg } from 'node:os';
+
+import { type CallerOutcome, type CallerPlan, type Flow, FLOWS, type FlowContext, hookPath, runCaller } from './load-callers.js';
 import type { LoadEnv } from './load-env.js';
-import { HEADLINE_KINDS, LatencyLog, type LatencySummary, ownCpuSeconds, type ProcessPeaks, type RequestKind } from './load-metrics.js';
+import { startWorkerCallers } from './load-worker.js';
+import { HEADLINE_KINDS, LatencyLog, type LatencySummary, listenOverflows, machineBusySeconds, ownCpuSeconds, type ProcessPeaks, type RequestKind, summarise } from './load-metrics.js';
 import { keyOf, type ScanType, snapshotTruth, startTruthListeners, wrongness } from './load-truth.js';
+
+/** A phase still running after this prints which callers it waits for, and again every as long. */
+const PROGRESS_EVERY_MS = 10_000;
 
 export interface PhaseSpec {
   label: string;
@@ -23,7 +29,7 @@ export interface PhaseResult {
   /** Addresses with listeners, and the open ports the truth expects over all callers. */
   listening: number;
   expectedOpen: number;
-  /** Wall time from the first request to the last caller learning its result. */
+  /** Wall time from the first request to the last caller learning its result (or giving up). */
   activeMs: number;
   completed: number;
   latency: { headline: LatencySummary; byKind: Map<RequestKind, LatencySummary> };
@@ -34,13 +40,25 @@ export interface PhaseResult {
   /** duration_ms of the results: the scan's own run time, without its wait in the queue. */
   scanDurations: Map<ScanType, number[]>;
   peaks: ProcessPeaks;
+  /** The server's VmHWM after the phase: its exact peak RSS since it started. */
+  highWaterKiB: number;
   serverCpuSeconds: number;
   harnessCpuSeconds: number;
+  /** Connections the kernel dropped for a full listen queue during the phase (system-wide). */
+  listenOverflows: number;
+  /** Busy CPU of the machine outside the server and the harness: other processes, interrupts. */
+  otherCpuSeconds: number;
+  /** The 1-minute load average when the phase started. */
+  loadAverage: number;
   errors: string[];
   wrong: string[];
   webhooks: { expected: number; missing: number; extra: number };
   /** Callers whose truth changed between the snapshots before and after the run. */
   truthChanged: number;
+  /** From the server's own log: its handling time of each request (`ms`), by method and path. */
+  serverRequestMs: Map<string, LatencySummary>;
+  /** From the server's own log: scan_queued to scan_finished of each scan, by scan type. */
+  serverQueuedToFinished: Map<ScanType, LatencySummary>;
 }
 
 /** The i-th caller of a block: 127.block.x.y with y in 1..250. */
@@ -64,18 +82,54 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
   const listeners = await startTruthListeners(plans);
   try {
     const before = snapshotTruth(plans);
+    const firstLog = env.logs().length;
     env.sampler.resetPeak();
     const serverCpu = env.sampler.cpuSeconds();
     const harnessCpu = ownCpuSeconds();
+    const overflows = listenOverflows();
+    const machineBusy = machineBusySeconds();
+    const loadAverage = loadavg()[0]!;
     const latencies = new LatencyLog();
     const ctx: FlowContext = { baseUrl: env.baseUrl, latencies, inbox: env.inbox, pollMs: spec.pollMs, deadline };
+    // MCP callers run in a worker thread (see load-worker.ts), the others here.
+    const local = plans.filter((plan) => plan.flow !== 'mcp');
+    const remote = plans.filter((plan) => plan.flow === 'mcp');
+    const worker = remote.length > 0 ? await startWorkerCallers(env.baseUrl, remote, spec.pollMs, deadline) : null;
+    const pending = new Map(FLOWS.map((flow) => [flow, plans.filter((plan) => plan.flow === flow).length]));
+    const finished = (flow: Flow): void => void pending.set(flow, pending.get(flow)! - 1);
     const startedAt = performance.now();
-    const outcomes = await Promise.all(plans.map((plan) => runCaller(ctx, plan)));
+    const progress = setInterval(() => {
+      const left = [...pending].filter(([, n]) => n > 0).map(([flow, n]) => `${flow} ${n}`);
+      console.error(`  … ${((performance.now() - startedAt) / 1000).toFixed(0)} s: callers still running: ${left.join(', ') || 'none'}`);
+    }, PROGRESS_EVERY_MS);
+    let outcomes: CallerOutcome[];
+    try {
+      const [here, there] = await Promise.all([
+        Promise.all(
+          local.map(async (plan) => {
+            const outcome = await runCaller(ctx, plan);
+            finished(plan.flow);
+            return outcome;
+          }),
+        ),
+        worker?.go(latencies, finished) ?? [],
+      ]);
+      outcomes = [...here, ...there];
+    } finally {
+      clearInterval(progress);
+      await worker?.terminate();
+    }
+    const endedAt = performance.now();
     const peaks = env.sampler.peak();
     const serverCpuSeconds = env.sampler.cpuSeconds() - serverCpu;
     const harnessCpuSeconds = ownCpuSeconds() - harnessCpu;
+    const listenOverflowed = listenOverflows() - overflows;
+    const otherCpuSeconds = machineBusySeconds() - machineBusy - serverCpuSeconds - harnessCpuSeconds;
     const after = snapshotTruth(plans);
-    const lastFinish = outcomes.reduce((last, o) => Math.max(last, o.finishedAt ?? 0), startedAt);
+    // Scans ran until the last caller learnt its result, or, if some never did, until every caller gave up.
+    const lastFinish = outcomes.every((o) => o.finishedAt !== null)
+      ? outcomes.reduce((last, o) => Math.max(last, o.finishedAt!), startedAt)
+      : endedAt;
     return {
       ...analyse(spec, outcomes, before, after, env),
       listening: listeners.addresses.size,
@@ -86,12 +140,40 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
         byKind: new Map((['POST', 'GET poll', 'v2 open', 'MCP call', 'MCP connect'] as const).map((kind) => [kind, latencies.summary([kind], startedAt, lastFinish)])),
       },
       peaks,
+      highWaterKiB: env.sampler.highWaterKiB(),
       serverCpuSeconds,
       harnessCpuSeconds,
+      listenOverflows: listenOverflowed,
+      otherCpuSeconds,
+      loadAverage,
+      ...serverSide(env.logs().slice(firstLog), new Set(plans.map((plan) => plan.address))),
     };
   } finally {
     await listeners.close();
   }
+}
+
+/** What the server's log says about the phase: request handling times and scan times. */
+function serverSide(lines: Record<string, unknown>[], callers: Set<string>): Pick<PhaseResult, 'serverRequestMs' | 'serverQueuedToFinished'> {
+  const requests = new Map<string, number[]>();
+  const queuedAt = new Map<string, number>();
+  const scans = new Map<ScanType, number[]>([['fast', []], ['deep', []]]);
+  for (const line of lines) {
+    if (!callers.has(String(line.ip))) continue;
+    if (line.event === 'request' && typeof line.ms === 'number' && line.status !== 'aborted') {
+      const key = `${String(line.method)} ${String(line.path)}`;
+      if (!requests.has(key)) requests.set(key, []);
+      requests.get(key)!.push(line.ms);
+    } else if (line.event === 'scan_queued') {
+      queuedAt.set(String(line.scanId), Number(line.time));
+    } else if (line.event === 'scan_finished' && queuedAt.has(String(line.scanId))) {
+      scans.get(line.scanType as ScanType)?.push(Number(line.time) - queuedAt.get(String(line.scanId))!);
+    }
+  }
+  return {
+    serverRequestMs: new Map([...requests].filter(([key]) => !key.startsWith('GET /v2/')).map(([key, values]) => [key, summarise(values)])),
+    serverQueuedToFinished: new Map([...scans].filter(([, values]) => values.length > 0).map(([type, values]) => [type, summarise(values)])),
+  };
 }
 
 type Analysis = Pick<PhaseResult, 'spec' | 'outcomes' | 'completed' | 'toComplete' | 'toCompleteByFlow' | 'scanDurations' | 'errors' | 'wrong' | 'webhooks' | 'truthChanged'>;
@@ -130,7 +212,8 @@ function analyse(spec: PhaseSpec, outcomes: CallerOutcome[], before: Map<string,
         const ms = outcome.finishedAt - outcome.startedAt;
         toComplete.get(plan.scanType)!.push(ms);
         const key = `${plan.scanType} ${plan.flow}`;
-        toCompleteByFlow.set(key, [...(toCompleteByFlow.get(key) ?? []), ms]);
+        if (!toCompleteByFlow.has(key)) toCompleteByFlow.set(key, []);
+        toCompleteByFlow.get(key)!.push(ms);
       }
     }
     const reason = wrongness(plan, result, [truthBefore, truthAfter]);

@@ -44,8 +44,11 @@ export function phaseLines(result: PhaseResult, pollMs: number): string[] {
       `  ${type}: request to complete as each caller saw it (v1/MCP polls every ${pollMs} ms, v2 event, webhook arrival): ${times(values)}; by flow: ${byFlow.map(([key, v]) => `${key.slice(type.length + 1)} median ${seconds(percentile(v, 0.5))}, max ${seconds(percentile(v, 1))}`).join('; ')}; scan run time (duration_ms, without the queue wait): ${times(result.scanDurations.get(type)!)}`,
     );
   }
+  const handling = [...result.serverRequestMs].map(([key, summary]) => `${key} ${latency(summary)}`);
+  const queued = [...result.serverQueuedToFinished].map(([type, summary]) => `${type} p50 ${seconds(summary.p50)}, p99 ${seconds(summary.p99)}`);
+  lines.push(`  the server's own log: handling time (request to response written) ${handling.join('; ')}; scan_queued to scan_finished ${queued.join('; ')}`);
   lines.push(
-    `  server: peak RSS ${mib(result.peaks.rssKiB)} and peak open fds ${fmt(result.peaks.fds)} (/proc every 250 ms), CPU ${fmt(result.serverCpuSeconds, 1)} s over the phase (${fmt(result.serverCpuSeconds / (result.activeMs / 1000), 2)} cores); the harness itself ${fmt(result.harnessCpuSeconds, 1)} s CPU on the same 2 cores`,
+    `  server: peak RSS ${mib(result.peaks.rssKiB)} and peak open fds ${fmt(result.peaks.fds)} (/proc every 250 ms; VmHWM since the server started ${mib(result.highWaterKiB)}), CPU ${fmt(result.serverCpuSeconds, 1)} s over the phase (${fmt(result.serverCpuSeconds / (result.activeMs / 1000), 2)} cores); the harness itself ${fmt(result.harnessCpuSeconds, 1)} s CPU on the same 2 cores, the rest of the machine (other processes, interrupts) ${fmt(Math.max(0, result.otherCpuSeconds), 1)} s; load average ${fmt(result.loadAverage, 2)} at the start; connections dropped by a full listen queue (kernel ListenOverflows, system-wide; each costs its caller a 1 s SYN retransmission) ${fmt(result.listenOverflows)}`,
     `  errors ${result.errors.length}, wrong results ${result.wrong.length}, webhook deliveries missing ${result.webhooks.missing} of ${result.webhooks.expected} (must all be zero; extra deliveries ${result.webhooks.extra}${result.truthChanged > 0 ? `; truth changed during the run for ${result.truthChanged} callers` : ''})`,
   );
   return lines;

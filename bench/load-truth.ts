@@ -2,7 +2,8 @@
 // callers' addresses give them open ports, and the truth for a caller is
 // what /proc/net/tcp says listens on its address (or on every address),
 // within the ports its scan type covers.
-import { listenOn, type Listeners } from '../test/helpers/loopback-listeners.js';
+import { createServer, type Server, type Socket } from 'node:net';
+
 import { listeningPorts } from '../test/helpers/listening-ports.js';
 import { FAST_PORTS } from '../src/scan/scan-types.js';
 
@@ -33,17 +34,19 @@ export interface TruthListeners {
 export async function startTruthListeners(targets: readonly Target[]): Promise<TruthListeners> {
   const count = Math.min(targets.length, Math.max(MIN_LISTENING, Math.ceil(targets.length * LISTENING_SHARE)));
   const stride = targets.length / count;
-  const started: Listeners[] = [];
+  const servers: Server[] = [];
+  const sockets = new Set<Socket>();
   const addresses = new Map<string, number>();
   const close = async (): Promise<void> => {
-    await Promise.all(started.map((listeners) => listeners.close()));
+    for (const socket of sockets) socket.destroy();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   };
   try {
     for (let k = 0; k < count; k++) {
       const index = Math.floor(k * stride);
       const ports = [...LISTENER_FAST_PORTS, HIGH_PORT_BASE + (index % 20_000)];
       const address = targets[index]!.address;
-      started.push(await listenOn(address, ports, BANNER));
+      for (const port of ports) servers.push(await listen(address, port, sockets));
       addresses.set(address, ports.length);
     }
   } catch (error) {
@@ -51,6 +54,30 @@ export async function startTruthListeners(targets: readonly Target[]): Promise<T
     throw error;
   }
   return { addresses, close };
+}
+
+/**
+ * One listener that greets with BANNER and closes. Unlike
+ * test/helpers/loopback-listeners.ts it reads (and drops) what the peer
+ * sends, so a peer's FIN or RST is noticed and the socket goes away, and
+ * close() destroys what is left: a closing listener never waits on a peer.
+ */
+async function listen(address: string, port: number, sockets: Set<Socket>): Promise<Server> {
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+    socket.resume();
+    socket.end(`${BANNER}\r\n`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: address, port, backlog: 1024 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
 }
 
 const FAST_SET = new Set(FAST_PORTS);

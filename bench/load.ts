@@ -9,18 +9,27 @@
 // round-robin: v1 POST + GET polls, v2 stream, v1 POST with a webhook to a
 // local receiver, MCP tool calls (left out, with a note, if the endpoint
 // does not answer). Listeners on ~2% of the callers' addresses give open
-// ports; every result is checked against /proc/net/tcp.
+// ports; every result is checked against /proc/net/tcp. REST callers share
+// this thread over lean raw-socket HTTP (load-http.ts); the MCP callers,
+// whose SDK client is CPU-hungry, run in a worker thread (load-worker.ts);
+// the PTR lookups' DNS server in another. Reported: scans/s, API latency
+// (client-side, and the server's own handling time from its log), request
+// to complete by scan type and flow, the server's peak RSS, open fds and
+// CPU, and the counts that must be zero.
 //
-//   --callers N         callers (default 1000)
+//   --callers N         callers (default 1000, at most 8000)
 //   --mix F:D           fast:deep ratio of the callers: 1000:0, 950:50...; or
 //                       fast (1:0), deep (0:1), mixed (95:5). Default fast.
 //   --flows LIST        v1,v2,webhook,mcp (default all four)
 //   --poll-ms MS        interval of v1 and MCP polls (default 200)
 //   --time-limit S      the whole run, then it stops by itself (default 300)
+//   --profile-server D  CPU-profile the server; its .cpuprofile is written to
+//                       directory D when it stops (SIGTERM instead of SIGKILL)
 //   --scenario goals    the issue's goals, recorded in bench/RESULTS.md:
-//                       --callers (1000) fast scans at once; then, on a fresh
-//                       server, three lone deep scans one after another and
-//                       --deep-callers (50) deep scans at once
+//                       --callers (1000) fast scans at once (and, for
+//                       comparison, the same again without the MCP flow);
+//                       then, on a fresh server, three lone deep scans one
+//                       after another and --deep-callers (50) deep scans at once
 //
 // Exits 1 if any error, wrong result or missing webhook delivery occurred,
 // or at the time limit (after killing the server).
@@ -45,12 +54,13 @@ const { values } = parseArgs({
     'time-limit': { type: 'string', default: '300' },
     scenario: { type: 'string' },
     'deep-callers': { type: 'string', default: '50' },
+    'profile-server': { type: 'string' },
   },
 });
 
-function positiveInt(text: string, name: string): number {
+function wholeNumber(text: string, name: string, min: number, max: number): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of at least 1, got ${text}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}, got ${text}`);
   return n;
 }
 
@@ -65,10 +75,11 @@ function parseMix(mix: string, callers: number): { fast: number; deep: number } 
   return { fast: callers - deep, deep };
 }
 
-const callers = positiveInt(values.callers, 'callers');
-const deepCallers = positiveInt(values['deep-callers'], 'deep-callers');
-const pollMs = positiveInt(values['poll-ms'], 'poll-ms');
-const timeLimitS = positiveInt(values['time-limit'], 'time-limit');
+// Bounds: each caller holds a socket in this process and one in the server (fd limit 20,000 here).
+const callers = wholeNumber(values.callers, 'callers', 1, 8_000);
+const deepCallers = wholeNumber(values['deep-callers'], 'deep-callers', 1, 1_000);
+const pollMs = wholeNumber(values['poll-ms'], 'poll-ms', 20, 60_000);
+const timeLimitS = wholeNumber(values['time-limit'], 'time-limit', 20, 3_600);
 const flows = values.flows.split(',').map((f) => f.trim()) as Flow[];
 if (flows.length === 0 || flows.some((f) => !FLOWS.includes(f))) throw new Error(`--flows must list some of ${FLOWS.join(', ')}`);
 if (values.scenario !== undefined && values.scenario !== 'goals') throw new Error(`--scenario: only "goals" exists, got ${values.scenario}`);
@@ -119,7 +130,7 @@ async function phase(env: LoadEnv, spec: PhaseSpec): Promise<PhaseResult> {
 }
 
 async function withEnv<T>(use: (env: LoadEnv) => Promise<T>): Promise<T> {
-  const env = await startLoadEnv();
+  const env = await startLoadEnv(values['profile-server']);
   try {
     console.log(serverLine(env));
     return await use(env);
@@ -141,8 +152,14 @@ async function goals(): Promise<number> {
   const fastResult = await withEnv(async (env) => {
     const header = serverLine(env);
     await warmUp(env, 'fast');
-    const result = await phase(env, { label: `${fmt(callers)} concurrent fast scans`, block: 1, fast: callers, deep: 0, flows: usableFlows(env), pollMs });
-    return { header, result };
+    const usable = usableFlows(env);
+    const result = await phase(env, { label: `${fmt(callers)} concurrent fast scans`, block: 1, fast: callers, deep: 0, flows: usable, pollMs });
+    // For comparison only (no goal): the same load without the MCP callers, on the same server, from new addresses.
+    const rest = usable.filter((flow) => flow !== 'mcp');
+    const withoutMcp = rest.length > 0 && rest.length < usable.length
+      ? await phase(env, { label: `for comparison, ${fmt(callers)} concurrent fast scans without the MCP flow`, block: 4, fast: callers, deep: 0, flows: rest, pollMs })
+      : null;
+    return { header, result, withoutMcp };
   });
   const deepResult = await withEnv(async (env) => {
     const header = serverLine(env);
@@ -178,13 +195,15 @@ async function goals(): Promise<number> {
     `Goal 2, ${deepCallers} concurrent deep scans from distinct callers, all exact, each within 5× a lone deep scan: ${deepMet ? 'met' : 'NOT met'} (${fmt(many.completed)} complete, ${many.wrong.length} wrong, ${many.errors.length} errors, ${many.webhooks.missing} webhooks missing; slowest ${fmt(ratio, 1)}× lone)`,
   ];
   for (const line of [...deepLines, ...goalLines]) console.log(line);
-  const fastLines = [`fast scans: ${fastResult.header}`, ...phaseLines(fast, pollMs).map((line) => `  ${line.trim()}`)];
+  const nested = (result: PhaseResult): string[] => phaseLines(result, pollMs).map((line) => `  ${line.trim()}`);
+  const fastLines = [`fast scans: ${fastResult.header}`, ...nested(fast), ...(fastResult.withoutMcp === null ? [] : nested(fastResult.withoutMcp))];
   recordSection('load', 'Load: many loopback callers at once, each scanning its own address (npm run bench:load -- --scenario goals)', [
-    `\`selfscan serve\` as a child process with its default settings (rate limits off, private targets and callbacks allowed, PTR lookups answered NXDOMAIN by a loopback DNS server), one warm-up fast scan before each phase; each caller a distinct loopback address (127.x.y.z) and its own scan target, flows round-robin (v1 POST + GET every ${pollMs} ms, v2 stream, v1 POST with webhook to a local receiver, MCP tool calls through the SDK client); listeners on ~2% of the callers' addresses; every result checked against /proc/net/tcp. Harness and server share the machine's 2 cores.`,
+    `\`selfscan serve\` as a child process with its default settings (rate limits off, private targets and callbacks allowed, PTR lookups answered NXDOMAIN by a loopback DNS server), one unmeasured fast scan on each fresh server first; each caller a distinct loopback address (127.x.y.z) and its own scan target, flows round-robin (v1 POST + GET every ${pollMs} ms, v2 stream, v1 POST with webhook to a local receiver, MCP tool calls through the SDK client); listeners on ~2% of the callers' addresses; every result checked against /proc/net/tcp. Latency is client-side (request sent to whole answer read; for MCP one SDK tool call), over every request that started while scans ran; the server's own handling time from its log is beside it. REST callers use one raw keep-alive socket each in the harness's main thread, MCP callers (SDK client over undici) a worker thread, the DNS server another: harness and server share the machine's 2 cores, and the harness's CPU is given.`,
     '',
-    ...markdown([...goalLines, ...fastLines, ...deepLines, ...phaseLines(many, pollMs).map((line) => `  ${line.trim()}`)]),
+    ...markdown([...goalLines, ...fastLines, ...deepLines, ...nested(many)]),
   ]);
-  return failures(fast) + failures(many) + deepResult.lone.reduce((sum, r) => sum + failures(r), 0);
+  const phases = [fast, ...(fastResult.withoutMcp === null ? [] : [fastResult.withoutMcp]), ...deepResult.lone, many];
+  return phases.reduce((sum, r) => sum + failures(r), 0);
 }
 
 let exitCode = 1;

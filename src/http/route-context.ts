@@ -14,6 +14,7 @@ import type { WebhookService } from '../webhook/webhook-service.js';
 import { type ClientAddressResolver, peerAddress } from './client-address.js';
 import { ApiError } from './errors.js';
 import { Exchange, type Headers } from './exchange.js';
+import { createRequestLog, type RequestLog } from './request-log.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 export interface RouteContextOptions {
@@ -38,6 +39,7 @@ export class RouteContext {
   readonly webhooks: WebhookService;
   readonly sseKeepAliveMs: number;
   private readonly log: Logger;
+  private readonly requestLog: RequestLog;
 
   constructor(private readonly options: RouteContextOptions) {
     this.app = options.app;
@@ -45,6 +47,7 @@ export class RouteContext {
     this.webhooks = options.webhooks;
     this.sseKeepAliveMs = options.sseKeepAliveMs;
     this.log = options.logger;
+    this.requestLog = createRequestLog(options.logger);
   }
 
   /** Starts or joins a scan of `ip` through every abuse control. */
@@ -61,14 +64,15 @@ export class RouteContext {
     const exchange = new Exchange(res, req);
     const ip = this.options.clientAddress.resolve(peerAddress(res), req.getHeader('x-forwarded-for'));
     let headers: Headers = {};
-    const logLine = (status: string): void => {
-      this.log.info({ event: 'request', method, path, ip, status, ms: Math.round(performance.now() - startedAt) }, 'request');
-    };
-    (async () => {
-      const edge = await this.options.admission.edge(ip);
-      if (edge !== null) headers = rateLimitHeaders(edge);
-      return handler(exchange, ip, headers);
-    })().then(logLine, async (error: unknown) => {
+    const logLine = (status: string): void => this.requestLog(method, path, ip, status, Math.round(performance.now() - startedAt));
+    const admission = this.options.admission;
+    const answered = admission.edgeLimited
+      ? admission.edge(ip).then((edge) => {
+          if (edge !== null) headers = rateLimitHeaders(edge);
+          return handler(exchange, ip, headers);
+        })
+      : handler(exchange, ip, headers);
+    answered.then(logLine, async (error: unknown) => {
       const [answer, answerHeaders] = this.toApiError(error, headers);
       await exchange.error(answer, answerHeaders).catch(() => {});
       logLine(answer.code);

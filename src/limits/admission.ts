@@ -33,6 +33,11 @@ export class Admission {
     this.log = options.logger;
   }
 
+  /** Whether the edge limit is on (`max` above 0). */
+  get edgeLimited(): boolean {
+    return active(this.options.limits.edge);
+  }
+
   /**
    * Charges one request of `ip` to the edge limit. Resolves with the edge
    * decision (for the X-RateLimit-* headers), null when the limit is off;

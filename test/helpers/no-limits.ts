@@ -7,3 +7,10 @@ export const NO_LIMITS: LimitsConfig = {
   deepPerIp: { max: 0, windowSeconds: 300 },
   deepPerAsn: { max: 0, windowSeconds: 3600 },
 };
+
+/**
+ * Reverse DNS for test servers: a loopback port where nothing listens, so a
+ * PTR lookup fails at once (ptr_record null) and never leaves the machine
+ * for the system's resolver.
+ */
+export const LOOPBACK_DNS = { servers: ['127.0.0.1:9'], timeoutMs: 500 };

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { NO_LIMITS } from './no-limits.js';
+import { LOOPBACK_DNS, NO_LIMITS } from './no-limits.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
@@ -28,10 +28,10 @@ export function runCli(args: string[], env: Record<string, string> = {}): { chil
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-/** Starts `selfscan serve` on port 0 with `config` (rate limits off unless given) as its config file. */
+/** Starts `selfscan serve` on port 0 with `config` (rate limits off, loopback DNS, unless given) as its config file. */
 export async function startServerProcess(dataDir: string, config: object = {}): Promise<ServerProcess> {
   const configFile = join(dataDir, 'test-config.json');
-  writeFileSync(configFile, JSON.stringify({ limits: NO_LIMITS, ...config }));
+  writeFileSync(configFile, JSON.stringify({ limits: NO_LIMITS, dns: LOOPBACK_DNS, ...config }));
   const run = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile]);
   const logs = (): Record<string, unknown>[] =>
     run.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);

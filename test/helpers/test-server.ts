@@ -9,7 +9,7 @@ import { pino } from 'pino';
 
 import { type Config, DEFAULT_CONFIG } from '../../src/config.js';
 import type { Clock } from '../../src/scan/clock.js';
-import { NO_LIMITS } from './no-limits.js';
+import { LOOPBACK_DNS, NO_LIMITS } from './no-limits.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 
 export interface TestServer {
@@ -30,7 +30,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, clock?: C
     },
   });
   const logger = pino({ level: 'info' }, sink);
-  const config: Config = { ...DEFAULT_CONFIG, host: '127.0.0.1', port: 0, allowPrivateTargets: true, drainSeconds: 1, limits: NO_LIMITS, ...overrides, dataDir };
+  const config: Config = { ...DEFAULT_CONFIG, host: '127.0.0.1', port: 0, allowPrivateTargets: true, drainSeconds: 1, limits: NO_LIMITS, dns: LOOPBACK_DNS, ...overrides, dataDir };
   const server = await startServer(config, logger, clock);
   return {
     url: `http://127.0.0.1:${server.port}`,

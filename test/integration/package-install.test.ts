@@ -11,6 +11,7 @@ import { afterAll, expect, it } from 'vitest';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { listenOn } from '../helpers/loopback-listeners.js';
 import { noCompilerPath } from '../helpers/no-compiler-path.js';
+import { LOOPBACK_DNS } from '../helpers/no-limits.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'selfscan-pack-'));
@@ -45,7 +46,9 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   expect(execFileSync('npx', ['selfscan', '--version'], { cwd: app, env, encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
 
   const listeners = await listenOn('127.0.0.95', [8443], 'HELLO-from-package');
-  const server = spawn('npx', ['selfscan', 'serve', '--host', '127.0.0.1', '--port', '0', '--allow-private-targets', '--data-dir', join(work, 'data')], { cwd: app, env });
+  const config = join(work, 'config.json');
+  writeFileSync(config, JSON.stringify({ dns: LOOPBACK_DNS }));
+  const server = spawn('npx', ['selfscan', 'serve', '--host', '127.0.0.1', '--port', '0', '--allow-private-targets', '--data-dir', join(work, 'data'), '--config', config], { cwd: app, env });
   try {
     let output = '';
     server.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

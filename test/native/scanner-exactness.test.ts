@@ -69,6 +69,15 @@ it('comes out exact for four concurrent deep scans', async () => {
   }
 });
 
+it('serves concurrent scans fairly: their chunks interleave', async () => {
+  const arrivals: string[] = [];
+  const scan = (ip: string, tag: string) => scanner.scan({ ip, ports: [...ALL_PORTS], banners: false }, () => arrivals.push(tag)).done;
+  await Promise.all([scan(host().ipv4, 'a'), scan(host().ipv6, 'b')]);
+  // Round-robin: neither scan waits for the other to finish.
+  expect(arrivals.indexOf('b')).toBeLessThan(arrivals.lastIndexOf('a') - 16);
+  expect(arrivals.indexOf('a')).toBeLessThan(arrivals.lastIndexOf('b') - 16);
+});
+
 it('reports an ICMP-prohibited port as filtered', async () => {
   const ports = [31000, 31001, 31002];
   const rules = [
