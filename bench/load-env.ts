@@ -33,12 +33,16 @@ export interface LoadEnv {
   close(): Promise<void>;
 }
 
-/** Every env not yet closed: the watchdog kills their servers. */
-export const openEnvs = new Set<{ server: ServerProcess }>();
+/** Every env not yet closed: the watchdog kills their servers and removes their data. */
+const openEnvs = new Set<{ server: ServerProcess; dataDir: string }>();
 
-/** SIGKILLs every server still running (usable from an 'exit' handler: synchronous). */
+/** SIGKILLs every server still running and removes its data dir (synchronous: usable from an 'exit' handler). */
 export function killAllServers(): void {
-  for (const { server } of openEnvs) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  for (const { server, dataDir } of openEnvs) {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  openEnvs.clear();
 }
 
 /** With `profileDir`, the server is CPU-profiled and writes its profile there when closed. */
@@ -62,7 +66,7 @@ export async function startLoadEnv(profileDir?: string): Promise<LoadEnv> {
       if (nodeOptions === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = nodeOptions;
     });
-    const entry = { server };
+    const entry = { server, dataDir };
     openEnvs.add(entry);
     cleanups.push(async () => {
       openEnvs.delete(entry);

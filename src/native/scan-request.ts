@@ -67,12 +67,12 @@ function checkInteger(name: string, value: unknown, min: number, max: number): v
 function toPortArray(ports: unknown): Uint16Array {
   if (!Array.isArray(ports)) throw new TypeError('ports must be an array of port numbers');
   const out = new Uint16Array(ports.length);
-  const seen = new Set<number>();
+  const seen = new Uint8Array(65536); // a Set costs milliseconds for a deep scan's 65,535 ports
   for (let i = 0; i < ports.length; i++) {
     const port: unknown = ports[i]; // a plain loop: holes in the array are caught too
     if (!isIntegerIn(port, 1, 65535)) throw new TypeError(`ports[${i}] must be an integer from 1 to 65535`);
-    if (seen.has(port)) throw new TypeError(`ports must not repeat (${port})`);
-    seen.add(port);
+    if (seen[port] === 1) throw new TypeError(`ports must not repeat (${port})`);
+    seen[port] = 1;
     out[i] = port;
   }
   return out;

@@ -22,23 +22,23 @@ export type PtrLookup = (ip: string) => Promise<string | null>;
  */
 export function createPtrLookup(options: PtrLookupOptions = {}): PtrLookup {
   const { servers, timeoutMs = 2000 } = options;
-  const newResolver = (): dns.promises.Resolver => {
-    const resolver = new dns.promises.Resolver({ timeout: timeoutMs, tries: 1 });
-    if (servers) resolver.setServers(servers);
-    return resolver;
-  };
-  newResolver(); // surfaces bad options here rather than as null on every lookup
+  // One resolver for every lookup (creating one costs more than a lookup).
+  // It is never cancelled, as cancel() would abort every query in flight:
+  // a lookup that outlives timeoutMs is answered null and left to finish.
+  const resolver = new dns.promises.Resolver({ timeout: timeoutMs, tries: 1 });
+  if (servers) resolver.setServers(servers);
 
   return async (ip) => {
-    // One resolver per lookup: cancel() aborts every query of its resolver.
-    const resolver = newResolver();
-    // c-ares may retry or back off past its own timeout; this bounds the total.
-    const timer = setTimeout(() => resolver.cancel(), timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), timeoutMs);
+    });
+    const lookup = resolver.reverse(ip).then(
+      ([name]) => (name ? name.replace(/\.$/, '') : null),
+      () => null,
+    );
     try {
-      const [name] = await resolver.reverse(ip);
-      return name ? name.replace(/\.$/, '') : null;
-    } catch {
-      return null;
+      return await Promise.race([lookup, timeout]);
     } finally {
       clearTimeout(timer);
     }
