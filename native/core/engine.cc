@@ -331,7 +331,7 @@ void Engine::OnConnectResult(Probe& probe, int error_number, bool from_network,
       RetryLater(probe, error_number);
       return;
     case ConnectOutcome::kFatal:
-      FailJob(job, error_number, syscall);
+      EndJob(job, ScanStatus::kFailed, error_number, syscall);
       return;
   }
 }
@@ -413,10 +413,6 @@ void Engine::RetryLater(Probe& probe, int error_number) {
   LeaveConnecting(probe);
   probe.job->PutBack(ScanJob::Work{probe.index, probe.attempt});
   CloseProbe(probe);
-}
-
-void Engine::FailJob(ScanJob& job, int error_number, const char* syscall) {
-  EndJob(job, ScanStatus::kFailed, error_number, syscall);
 }
 
 void Engine::EndJob(ScanJob& job, ScanStatus status, int error_number, const char* syscall) {

@@ -97,7 +97,6 @@ class Engine {
   int64_t BannerWaitUs(const Probe& probe, int64_t floor_us) const;
   void Resolve(Probe& probe, PortState state, const std::string* banner = nullptr);
   void RetryLater(Probe& probe, int error_number);
-  void FailJob(ScanJob& job, int error_number, const char* syscall);
   void EndJob(ScanJob& job, ScanStatus status, int error_number = 0, const char* syscall = "");
 
   uint32_t SlotOf(const Probe& probe) const {
