@@ -215,7 +215,7 @@ export class ScanManager {
     return false;
   }
 
-  /** Calls `listener` with each scan's final record, once it is stored. */
+  /** Calls `listener` with each scan's final record, once it is stored; listeners must not change it. */
   onFinished(listener: (record: ScanRecord) => void): void {
     this.finishedListeners.push(listener);
   }
@@ -296,8 +296,10 @@ export class ScanManager {
     return { name, id: scan.nextEventId++, data, terminal: name === 'scan:complete' || name === 'scan:failed' };
   }
 
-  private emit(scan: LiveScan, name: StreamEventName, data: object): void {
-    const event = this.event(scan, name, data);
+  /** Sends an event to the scan's watchers; `data` is built only if there are any. */
+  private emit(scan: LiveScan, name: StreamEventName, data: () => object): void {
+    if (scan.listeners.size === 0) return;
+    const event = this.event(scan, name, data());
     for (const listener of [...scan.listeners]) {
       try {
         listener(event);
@@ -328,7 +330,7 @@ export class ScanManager {
     record.startedAt = this.clock.now();
     void this.persist(scan).catch((error) => this.log.error({ err: error, scanId: record.id }, 'could not store scan state'));
     if (this.options.lookupPtr !== undefined) scan.ptr = this.options.lookupPtr(record.ip);
-    this.emit(scan, 'scan:progress', progressBody(record, this.facts(scan)));
+    this.emit(scan, 'scan:progress', () => progressBody(record, this.facts(scan)));
     try {
       const handle = this.options.scanner.scan(
         { ip: record.ip, ports: profile.ports, chunkSize: profile.chunkSize, budgetMs: this.options.budgetMs[record.scanType] },
@@ -349,7 +351,7 @@ export class ScanManager {
     record.portsOpen.push(...chunk.open);
     record.portsFiltered.push(...chunk.filtered);
     if (chunk.complete) record.chunksComplete++;
-    this.emit(scan, 'scan:progress', progressBody(record, this.facts(scan)));
+    this.emit(scan, 'scan:progress', () => progressBody(record, this.facts(scan)));
   }
 
   private async finish(
@@ -380,7 +382,7 @@ export class ScanManager {
       this.log.error({ err: error, scanId: record.id }, 'could not store scan result');
     }
     this.live.delete(keyOf(record.ip, record.scanType));
-    for (const listener of this.finishedListeners) listener(structuredClone(record));
+    for (const listener of this.finishedListeners) listener(record); // final: nothing changes it any more
     if (wasRunning) this.running[record.scanType]--;
     if (record.status === 'complete') this.eta.observe(record.scanType, record.durationMs);
     this.log.info(
@@ -398,7 +400,8 @@ export class ScanManager {
       },
       'scan finished',
     );
-    this.emit(scan, record.status === 'failed' ? 'scan:failed' : 'scan:complete', this.remember(record).body);
+    const { body } = this.remember(record);
+    this.emit(scan, record.status === 'failed' ? 'scan:failed' : 'scan:complete', () => body);
     scan.listeners.clear();
     this.pump(record.scanType);
     this.notifyIfIdle();
