@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { LimitsConfig } from '../../src/limits/limits-config.js';
 import { burst } from '../helpers/burst.js';
+import { eventually } from '../helpers/eventually.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { NO_LIMITS } from '../helpers/no-limits.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
@@ -156,10 +157,10 @@ describe('opt-out', () => {
 
     const add = runCli(['optout', 'add', '127.0.0.62', '--file', file]);
     expect(await add.exited).toBe(0);
-    await waitFor(async () => (await call('127.0.0.62', `${s.url}/v1/fast`, 'POST')).status === 403);
+    await eventually(async () => (await call('127.0.0.62', `${s.url}/v1/fast`, 'POST')).status === 403);
     const remove = runCli(['optout', 'remove', '127.0.0.60/31', '--file', file]);
     expect(await remove.exited).toBe(0);
-    await waitFor(async () => (await call('127.0.0.61', `${s.url}/v1/fast`, 'POST')).status === 200);
+    await eventually(async () => (await call('127.0.0.61', `${s.url}/v1/fast`, 'POST')).status === 200);
     const list = runCli(['optout', 'list', '--file', file]);
     expect(await list.exited).toBe(0);
     expect(list.stdout()).toContain('127.0.0.62');
@@ -171,11 +172,3 @@ describe('opt-out', () => {
     await pollUntilFinal(callerFetch('127.0.0.61'), `${s.url}/v1/fast`);
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { VERSION } from '../../src/version.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
+import { eventually } from '../helpers/eventually.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -198,10 +199,6 @@ describe('durability', () => {
   });
 });
 
-async function waitForLog(s: TestServer, match: (line: Record<string, unknown>) => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!s.logs.some(match)) {
-    if (Date.now() > deadline) throw new Error('log line not seen in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function waitForLog(s: TestServer, match: (line: Record<string, unknown>) => boolean): Promise<void> {
+  return eventually(() => s.logs.some(match), 10_000, 'log line');
 }

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addOptOut, listOptOut, removeOptOut } from '../../src/limits/opt-out-file.js';
 import { OptOutList, OptOutMatcher, parseOptOut, type OptOutReloadInfo } from '../../src/limits/opt-out-list.js';
 import { OPT_OUT_HELP, runOptOutCommand } from '../../src/opt-out-command.js';
+import { eventually } from '../helpers/eventually.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -16,15 +17,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Polls `condition` until it holds, failing after `ms`. */
-async function eventually(condition: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('parseOptOut', () => {
   it.each([
@@ -162,7 +154,7 @@ describe('OptOutList', () => {
     await writeFile(path, '192.0.2.1\n');
     const list = await open(path);
     await appendFile(path, '198.51.100.0/24\n');
-    await eventually(() => list.has('198.51.100.9'));
+    await eventually(() => list.has('198.51.100.9'), 3000);
     expect(list.has('192.0.2.1')).toBe(true);
   });
 
@@ -172,19 +164,19 @@ describe('OptOutList', () => {
     const list = await open(path);
     await writeFile(`${path}.new`, '203.0.113.0/24\n');
     await rename(`${path}.new`, path);
-    await eventually(() => list.has('203.0.113.5') && !list.has('192.0.2.1'));
+    await eventually(() => list.has('203.0.113.5') && !list.has('192.0.2.1'), 3000);
     // The new inode is watched too.
     await appendFile(path, '2001:db8::/32\n');
-    await eventually(() => list.has('2001:db8::1'));
+    await eventually(() => list.has('2001:db8::1'), 3000);
   });
 
   it('loads a file created after open, and empties when it is deleted', async () => {
     const path = join(dir, 'optout.txt');
     const list = await open(path);
     await writeFile(path, '192.0.2.0/24\n');
-    await eventually(() => list.has('192.0.2.1'));
+    await eventually(() => list.has('192.0.2.1'), 3000);
     await unlink(path);
-    await eventually(() => !list.has('192.0.2.1'));
+    await eventually(() => !list.has('192.0.2.1'), 3000);
     expect(list.size).toBe(0);
   });
 
@@ -193,7 +185,7 @@ describe('OptOutList', () => {
     const list = await OptOutList.open(path, undefined, { pollIntervalMs: 50 });
     opened.push(list);
     await addOptOut(path, '192.0.2.0/24');
-    await eventually(() => list.has('192.0.2.1'));
+    await eventually(() => list.has('192.0.2.1'), 3000);
   });
 
   it('keeps its list after close', async () => {
@@ -257,9 +249,9 @@ describe('opt-out file edits', () => {
     const list = await OptOutList.open(path);
     try {
       await addOptOut(path, '192.0.2.0/24');
-      await eventually(() => list.has('192.0.2.1'));
+      await eventually(() => list.has('192.0.2.1'), 3000);
       await removeOptOut(path, '192.0.2.0/24');
-      await eventually(() => !list.has('192.0.2.1'));
+      await eventually(() => !list.has('192.0.2.1'), 3000);
     } finally {
       list.close();
     }
