@@ -7,16 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import { type Config, DEFAULT_CONFIG } from '../src/config.js';
-import { loadUws } from '../src/http/uws.js';
-import { createLogger } from '../src/log.js';
-import { startServer } from '../src/server.js';
+import type { Config } from '../src/config.js';
 import { startDnsServer } from '../test/helpers/dns-server.js';
+import { importBuilt } from './built.js';
+
+const { DEFAULT_CONFIG } = await importBuilt<typeof import('../src/config.js')>('config.js');
+const { loadUws } = await importBuilt<typeof import('../src/http/uws.js')>('http/uws.js');
+const { createLogger } = await importBuilt<typeof import('../src/log.js')>('log.js');
+const { startServer } = await importBuilt<typeof import('../src/server.js')>('server.js');
 
 const execFileAsync = promisify(execFile);
 
-/** What the logger does with its lines: production's sonic-boom path, into /dev/null. */
-export const LOG_SINK = "the service's own logger (src/log.ts: pino level 'info', buffered sonic-boom) writing to /dev/null";
+/** What the logger does with its lines: production's path, into /dev/null. */
+export const LOG_SINK = "the service's own logger (src/log.ts: pino level 'info', lines batched for sonic-boom) writing to /dev/null";
 
 export interface RawResponse {
   statusLine: string;
@@ -53,7 +56,7 @@ export function rawRequest(port: number, method: string, path: string, localAddr
 }
 
 /**
- * The real server in this process (port 0, temp data dir, private targets
+ * The real server, as built in dist/, in this process (port 0, temp data dir, private targets
  * allowed) with 127.0.0.1's fast scan complete: wrk cannot choose its
  * source address, so 127.0.0.1 is the caller whose stored result it reads.
  * PTR lookups go to a loopback DNS server (answering `localhost`), so no

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 
 import { callerFetch } from '../test/helpers/callers.js';
 import { type ServerProcess, startServerProcess } from '../test/helpers/server-process.js';
+import { BUILT_CLI } from './built.js';
 import { type Receiver, startReceiver } from '../test/helpers/webhook-receiver.js';
 import { WebhookInbox } from './load-callers.js';
 import { ProcessSampler } from './load-metrics.js';
@@ -62,7 +63,7 @@ export async function startLoadEnv(profileDir?: string): Promise<LoadEnv> {
     const server = await startServerProcess(dataDir, {
       allowPrivateCallbacks: true,
       dns: { servers: [dns.address], timeoutMs: 2000 },
-    }).finally(() => {
+    }, [BUILT_CLI]).finally(() => {
       if (nodeOptions === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = nodeOptions;
     });

@@ -1,6 +1,10 @@
 // The service's logger: pino JSON lines on stdout. One line per request and
 // one per scan; use is logged because abuse must be traceable.
+import { openSync } from 'node:fs';
+
 import { pino, type Logger } from 'pino';
+
+import { LogLines } from './log-lines.js';
 
 export type { Logger };
 
@@ -14,10 +18,12 @@ export interface LoggerOptions {
 const FLUSH_INTERVAL_MS = 200;
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  // Buffered: one write per 4 KiB or per 200 ms instead of one per line (a
-  // write per request costs more than the request). pino flushes the buffer
+  // Batched: one write per 64 KiB or per 200 ms instead of one per line (a
+  // write per request costs more than the request). Held lines are written
   // when the process exits.
-  const stream = pino.destination({ dest: options.destination ?? 1, sync: false, minLength: 4096 });
-  setInterval(() => stream.flush(), FLUSH_INTERVAL_MS).unref();
-  return pino({ name: 'selfscan', level: options.level ?? process.env.SELFSCAN_LOG_LEVEL ?? 'info' }, stream);
+  // A file is opened here, synchronously, so that lines held at an early exit have somewhere to go.
+  const fd = typeof options.destination === 'string' ? openSync(options.destination, 'a') : (options.destination ?? 1);
+  const lines = new LogLines(pino.destination({ dest: fd, sync: false, minLength: 0, contentMode: 'buffer' }));
+  setInterval(() => lines.flush(), FLUSH_INTERVAL_MS).unref();
+  return pino({ name: 'selfscan', level: options.level ?? process.env.SELFSCAN_LOG_LEVEL ?? 'info' }, lines);
 }

@@ -1,7 +1,8 @@
 // One HTTP request/response on uWebSockets.js, made safe for async work:
-// it registers onAborted at once, writes only while the client is there,
-// corks every write, compresses JSON for clients that accept gzip and
-// streams large bodies with backpressure (tryEnd/onWritable).
+// a response kept open past the uWS callback registers onAborted, writes
+// only while the client is there and corks every write. It compresses JSON
+// for clients that accept gzip and streams large bodies with backpressure
+// (tryEnd/onWritable).
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 
@@ -11,31 +12,52 @@ import type { HttpRequest, HttpResponse } from './uws.js';
 const gzipAsync = promisify(gzip);
 /** Smaller bodies are not worth compressing. */
 const GZIP_MIN_BYTES = 1024;
+/** Bodies uWS may hold whole when the socket pushes back; larger ones go out as it drains. */
+const SMALL_BODY_BYTES = 16 * 1024;
 
 export type Headers = Record<string, string>;
 
 export class Exchange {
   aborted = false;
-  readonly acceptsGzip: boolean;
   /** A HEAD request: same status and headers, no body. */
   private readonly head: boolean;
-  private readonly abortHandlers: (() => void)[] = [];
+  private readonly acceptEncoding: string;
+  private held = false;
+  /** The response has been written whole. */
+  private finished = false;
+  private abortHandlers: (() => void)[] | undefined;
 
   constructor(
     readonly res: HttpResponse,
     req: HttpRequest,
   ) {
-    this.acceptsGzip = /\bgzip\b/i.test(req.getHeader('accept-encoding'));
+    this.acceptEncoding = req.getHeader('accept-encoding');
     this.head = req.getMethod() === 'head';
-    res.onAborted(() => {
+  }
+
+  get acceptsGzip(): boolean {
+    return /\bgzip\b/i.test(this.acceptEncoding);
+  }
+
+  /**
+   * Keeps the response open past the uWS callback: uWS then needs to be
+   * told if the client goes away. Must be called before that callback
+   * returns; an answer written at once does without it.
+   */
+  holdOpen(): void {
+    if (this.held || this.finished) return;
+    this.held = true;
+    this.res.onAborted(() => {
       this.aborted = true;
-      for (const handler of this.abortHandlers.splice(0)) handler();
+      const handlers = this.abortHandlers ?? [];
+      this.abortHandlers = undefined;
+      for (const handler of handlers) handler();
     });
   }
 
   /** Runs `handler` if the client goes away before the response ends. */
   onAbort(handler: () => void): void {
-    this.abortHandlers.push(handler);
+    (this.abortHandlers ??= []).push(handler);
   }
 
   /** Writes within a cork, unless the client has gone. */
@@ -43,43 +65,60 @@ export class Exchange {
     if (!this.aborted) this.res.cork(write);
   }
 
-  json(status: string, body: unknown, headers: Headers = {}): Promise<void> {
+  json(status: string, body: unknown, headers: Headers = {}): void | Promise<void> {
     return this.jsonText(status, JSON.stringify(body), headers);
   }
 
-  /** Answers with JSON already serialised. */
-  async jsonText(status: string, text: string, headers: Headers = {}): Promise<void> {
-    let payload: Buffer | string = text;
-    let compressed = false;
-    if (this.acceptsGzip && text.length >= GZIP_MIN_BYTES) {
-      payload = await gzipAsync(text);
-      compressed = true;
+  /**
+   * Answers with JSON already serialised (text, or its UTF-8 bytes): at
+   * once, or after compressing a large body for a client that accepts gzip.
+   * `more` are headers of this answer beside the shared `headers`.
+   */
+  jsonText(status: string, text: string | Buffer, headers: Headers = {}, more?: Headers): void | Promise<void> {
+    if (text.length >= GZIP_MIN_BYTES && this.acceptsGzip) {
+      return gzipAsync(text).then((compressed) => this.writeJson(status, compressed, true, headers, more));
     }
+    this.writeJson(status, typeof text === 'string' ? Buffer.from(text) : text, false, headers, more);
+  }
+
+  private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: Headers | undefined): void {
     this.cork(() => {
       const res = this.res;
       res.writeStatus(status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
       if (compressed) res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
       for (const name in headers) res.writeHeader(name, headers[name]!);
-      const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      if (this.head) res.endWithoutBody(bytes.length);
-      else this.end(bytes);
+      for (const name in more) res.writeHeader(name, more[name]!);
+      if (this.head) {
+        this.holdOpen(); // uWS does not count a response without body as an answer
+        res.endWithoutBody(bytes.length);
+        this.finished = true;
+      } else this.end(bytes);
     });
   }
 
-  error(error: ApiError, headers: Headers = {}): Promise<void> {
+  error(error: ApiError, headers: Headers = {}): void | Promise<void> {
     const extra = error.retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(error.retryAfter) };
     return this.json(ERROR_STATUS[error.code], error.body, extra);
   }
 
   /**
-   * Ends the response with `payload` (inside a cork), holding no more of it
-   * in memory than the socket cannot take yet.
+   * Ends the response with `payload` (inside a cork), holding no more of a
+   * large one in memory than the socket cannot take yet.
    */
   end(payload: Buffer): void {
     const res = this.res;
+    if (payload.length <= SMALL_BODY_BYTES) {
+      res.end(payload);
+      this.finished = true;
+      return;
+    }
     const startOffset = res.getWriteOffset();
     const [ok, done] = res.tryEnd(payload, payload.length);
-    if (ok || done) return;
+    if (ok || done) {
+      this.finished = true;
+      return;
+    }
+    this.holdOpen();
     res.onWritable((offset) => {
       const [sent] = res.tryEnd(payload.subarray(offset - startOffset), payload.length);
       return sent;

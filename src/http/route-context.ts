@@ -29,9 +29,20 @@ export interface RouteContextOptions {
 
 /**
  * A route body. `headers` are the X-RateLimit-* headers every response
- * carries. Resolves with the status it answered (for the log).
+ * carries. Returns the status it answered (for the log), or a promise of
+ * it when it answers later.
  */
-export type Handler = (exchange: Exchange, ip: string, headers: Headers) => Promise<string>;
+export type Handler = (exchange: Exchange, ip: string, headers: Headers) => string | Promise<string>;
+
+/** The headers of a response that carries no X-RateLimit-* headers; never changed. */
+const NO_HEADERS: Headers = Object.freeze({}) as Headers;
+
+interface RequestFacts {
+  method: string;
+  path: string;
+  ip: string;
+  startedAt: number;
+}
 
 export class RouteContext {
   readonly app: TemplatedApp;
@@ -57,26 +68,56 @@ export class RouteContext {
 
   /**
    * Runs `handler` for one request: resolves the caller, charges the edge
-   * limit, answers every error as JSON, logs one line.
+   * limit, answers every error as JSON, logs one line. An answer written
+   * within the uWS callback costs no promise or closure here.
    */
   handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler): void {
-    const startedAt = performance.now();
+    const startedAt = Date.now();
     const exchange = new Exchange(res, req);
     const ip = this.options.clientAddress.resolve(peerAddress(res), req.getHeader('x-forwarded-for'));
-    let headers: Headers = {};
-    const logLine = (status: string): void => this.requestLog(method, path, ip, status, Math.round(performance.now() - startedAt));
+    const request: RequestFacts = { method, path, ip, startedAt };
     const admission = this.options.admission;
-    const answered = admission.edgeLimited
-      ? admission.edge(ip).then((edge) => {
+    if (admission.edgeLimited) {
+      exchange.holdOpen(); // the limit answers after an await
+      let headers: Headers = NO_HEADERS;
+      admission
+        .edge(ip)
+        .then((edge) => {
           if (edge !== null) headers = rateLimitHeaders(edge);
           return handler(exchange, ip, headers);
         })
-      : handler(exchange, ip, headers);
-    answered.then(logLine, async (error: unknown) => {
-      const [answer, answerHeaders] = this.toApiError(error, headers);
-      await exchange.error(answer, answerHeaders).catch(() => {});
-      logLine(answer.code);
-    });
+        .then(
+          (status) => this.logRequest(request, status),
+          (error: unknown) => this.fail(exchange, request, error, headers),
+        );
+      return;
+    }
+    let answered: string | Promise<string>;
+    try {
+      answered = handler(exchange, ip, NO_HEADERS);
+    } catch (error) {
+      return this.fail(exchange, request, error, NO_HEADERS);
+    }
+    if (typeof answered === 'string') return this.logRequest(request, answered);
+    exchange.holdOpen(); // still inside the uWS callback, as uWS requires
+    answered.then(
+      (status) => this.logRequest(request, status),
+      (error: unknown) => this.fail(exchange, request, error, NO_HEADERS),
+    );
+  }
+
+  private logRequest({ method, path, ip, startedAt }: RequestFacts, status: string): void {
+    this.requestLog(method, path, ip, status, startedAt);
+  }
+
+  /** Answers a handler's error as JSON and logs the request with its code. */
+  private fail(exchange: Exchange, request: RequestFacts, error: unknown, headers: Headers): void {
+    const [answer, answerHeaders] = this.toApiError(error, headers);
+    const written = exchange.error(answer, answerHeaders);
+    if (written === undefined) return this.logRequest(request, answer.code);
+    exchange.holdOpen();
+    const log = (): void => this.logRequest(request, answer.code);
+    written.then(log, log);
   }
 
   /** Logs a failure the caller is answered for without details. */

@@ -7,16 +7,23 @@ import { ApiError } from './errors.js';
 import type { Headers } from './exchange.js';
 import type { RouteContext } from './route-context.js';
 
-/** JSON of finished bodies, which the manager hands out as the same object each time. */
-const texts = new WeakMap<ScanResultBody, string>();
+interface EncodedBody {
+  bytes: Buffer;
+  /** X-Scan-Duration-Ms of a complete scan. */
+  headers: Headers;
+}
 
-function serialised(body: ScanResultBody): string {
-  let text = texts.get(body);
-  if (text === undefined) {
-    text = JSON.stringify(body);
-    if (body.status !== 'queued' && body.status !== 'running' && body.status !== 'none') texts.set(body, text);
+/** Finished bodies encoded once: the manager hands out the same object each time. */
+const encoded = new WeakMap<ScanResultBody, EncodedBody>();
+
+function encode(body: ScanResultBody): EncodedBody {
+  let entry = encoded.get(body);
+  if (entry === undefined) {
+    const headers: Headers = body.status === 'complete' ? { 'X-Scan-Duration-Ms': String(body.duration_ms) } : {};
+    entry = { bytes: Buffer.from(JSON.stringify(body)), headers };
+    if (body.status !== 'queued' && body.status !== 'running' && body.status !== 'none') encoded.set(body, entry);
   }
-  return text;
+  return entry;
 }
 
 export function registerV1(context: RouteContext, scanType: ScanType): void {
@@ -36,11 +43,15 @@ export function registerV1(context: RouteContext, scanType: ScanType): void {
   });
 
   app.get(path, (res, req) => {
-    context.handle(res, req, 'GET', path, async (exchange, ip, headers) => {
-      const body = await manager.result(ip, scanType);
-      const duration: Headers = body.status === 'complete' ? { 'X-Scan-Duration-Ms': String(body.duration_ms) } : {};
-      await exchange.jsonText('200 OK', serialised(body), { ...headers, ...duration });
-      return '200';
+    context.handle(res, req, 'GET', path, (exchange, ip, headers) => {
+      const answer = (body: ScanResultBody): string | Promise<string> => {
+        const { bytes, headers: own } = encode(body);
+        const written = exchange.jsonText('200 OK', bytes, headers, own);
+        return written === undefined ? '200' : written.then(() => '200');
+      };
+      // A result in memory is answered within this callback, without a promise.
+      const known = manager.resultInMemory(ip, scanType);
+      return known !== undefined ? answer(known) : manager.result(ip, scanType).then(answer);
     });
   });
 }

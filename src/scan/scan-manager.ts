@@ -78,12 +78,10 @@ class LiveScan {
   constructor(readonly record: ScanRecord) {}
 }
 
-const keyOf = (ip: string, scanType: ScanType): string => `${scanType}|${ip}`;
-
 const UNREACHABLE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH']);
 
-/** Finished results kept in memory for GET, and how large each may be. */
-const FINAL_CACHE_ENTRIES = 4096;
+/** Finished results kept in memory for GET, per scan type, and how large each may be. */
+const FINAL_CACHE_ENTRIES = 2048;
 const FINAL_CACHE_MAX_PORTS = 256;
 
 interface FinalEntry {
@@ -92,8 +90,9 @@ interface FinalEntry {
 }
 
 export class ScanManager {
-  private readonly live = new Map<string, LiveScan>();
-  private readonly finals = new Map<string, FinalEntry>();
+  // Keyed by type, then ip: a GET finds its scan without building a key.
+  private readonly live: Record<ScanType, Map<string, LiveScan>> = { fast: new Map(), deep: new Map() };
+  private readonly finals: Record<ScanType, Map<string, FinalEntry>> = { fast: new Map(), deep: new Map() };
   private readonly queues: Record<ScanType, LiveScan[]> = { fast: [], deep: [] };
   private readonly running: Record<ScanType, number> = { fast: 0, deep: 0 };
   private readonly eta = new EtaEstimator();
@@ -138,8 +137,8 @@ export class ScanManager {
     admit?: () => Promise<void>,
   ): Promise<StartResult> {
     if (!this.accepting) throw new ShuttingDownError();
-    const key = keyOf(ip, scanType);
-    const existing = this.live.get(key);
+    const live = this.live[scanType];
+    const existing = live.get(ip);
     if (existing !== undefined) {
       await existing.accepted;
       this.log.info({ event: 'scan_joined', ip, scanType, origin, scanId: existing.record.id }, 'request joined a scan in flight');
@@ -148,7 +147,7 @@ export class ScanManager {
     }
 
     const scan = new LiveScan(this.newRecord(ip, scanType, origin));
-    this.live.set(key, scan); // before any await: concurrent requests join it
+    live.set(ip, scan); // before any await: concurrent requests join it
     scan.accepted = (async () => {
       await admit?.();
       await this.persist(scan);
@@ -156,7 +155,7 @@ export class ScanManager {
     try {
       await scan.accepted;
     } catch (error) {
-      this.live.delete(key);
+      live.delete(ip);
       this.notifyIfIdle();
       throw error;
     }
@@ -170,7 +169,7 @@ export class ScanManager {
 
   /** Attaches to the scan in flight for (ip, scanType); null when there is none. */
   watch(ip: string, scanType: ScanType, listener: ScanListener): Pick<StartResult, 'initial' | 'unsubscribe'> | null {
-    const scan = this.live.get(keyOf(ip, scanType));
+    const scan = this.live[scanType].get(ip);
     return scan === undefined ? null : this.watchLive(scan, listener);
   }
 
@@ -179,39 +178,45 @@ export class ScanManager {
    * finished body is the same object on every call until it changes.
    */
   async result(ip: string, scanType: ScanType): Promise<ScanResultBody> {
-    const key = keyOf(ip, scanType);
-    const scan = this.live.get(key);
+    const known = this.resultInMemory(ip, scanType);
+    if (known !== undefined) return known;
+    const record = await this.options.store.get(ip, scanType);
+    if (record === null || !isFinal(record.status)) return noneBody(ip, scanType);
+    return this.finalOrNone(this.remember(record), ip, scanType);
+  }
+
+  /** result() when it can be answered without the store; undefined when it cannot. */
+  resultInMemory(ip: string, scanType: ScanType): ScanResultBody | undefined {
+    const scan = this.live[scanType].get(ip);
     if (scan !== undefined) return inFlightBody(scan.record, this.facts(scan));
-    let final = this.finals.get(key);
-    if (final === undefined) {
-      const record = await this.options.store.get(ip, scanType);
-      if (record === null || !isFinal(record.status)) return noneBody(ip, scanType);
-      final = this.remember(record);
-    }
-    if (final.expiresAt !== null && final.expiresAt <= this.clock.now()) return noneBody(ip, scanType);
-    return final.body;
+    const final = this.finals[scanType].get(ip);
+    return final === undefined ? undefined : this.finalOrNone(final, ip, scanType);
+  }
+
+  private finalOrNone(final: FinalEntry, ip: string, scanType: ScanType): ScanResultBody {
+    return final.expiresAt !== null && final.expiresAt <= this.clock.now() ? noneBody(ip, scanType) : final.body;
   }
 
   /** Keeps small finished bodies in memory, most recently used last. */
   private remember(record: ScanRecord): FinalEntry {
-    const key = keyOf(record.ip, record.scanType);
+    const finals = this.finals[record.scanType];
     const entry = { body: finalBody(record), expiresAt: record.expiresAt };
-    this.finals.delete(key);
+    finals.delete(record.ip);
     if (record.portsOpen.length + record.portsFiltered.length <= FINAL_CACHE_MAX_PORTS) {
-      this.finals.set(key, entry);
-      if (this.finals.size > FINAL_CACHE_ENTRIES) this.finals.delete(this.finals.keys().next().value!);
+      finals.set(record.ip, entry);
+      if (finals.size > FINAL_CACHE_ENTRIES) finals.delete(finals.keys().next().value!);
     }
     return entry;
   }
 
   /** Scans in flight (queued or running). */
   get inFlight(): number {
-    return this.live.size;
+    return this.live.fast.size + this.live.deep.size;
   }
 
   /** Whether the scan with this id is still queued or running. */
   isLive(scanId: string): boolean {
-    for (const scan of this.live.values()) if (scan.record.id === scanId) return true;
+    for (const type of SCAN_TYPES) for (const scan of this.live[type].values()) if (scan.record.id === scanId) return true;
     return false;
   }
 
@@ -234,17 +239,17 @@ export class ScanManager {
     for (const type of SCAN_TYPES) {
       for (const scan of this.queues[type].splice(0)) void this.finish(scan, { failReason: 'interrupted' });
     }
-    for (const scan of this.live.values()) scan.cancel?.();
+    for (const type of SCAN_TYPES) for (const scan of this.live[type].values()) scan.cancel?.();
     await this.idle();
   }
 
   private idle(): Promise<void> {
-    if (this.live.size === 0) return Promise.resolve();
+    if (this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private notifyIfIdle(): void {
-    if (this.live.size > 0) return;
+    if (this.inFlight > 0) return;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
@@ -381,7 +386,7 @@ export class ScanManager {
     } catch (error) {
       this.log.error({ err: error, scanId: record.id }, 'could not store scan result');
     }
-    this.live.delete(keyOf(record.ip, record.scanType));
+    this.live[record.scanType].delete(record.ip);
     for (const listener of this.finishedListeners) listener(record); // final: nothing changes it any more
     if (wasRunning) this.running[record.scanType]--;
     if (record.status === 'complete') this.eta.observe(record.scanType, record.durationMs);

@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
 
 import { LOOPBACK_DNS, NO_LIMITS } from './no-limits.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+const SOURCE_CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+/**
+ * How `selfscan` runs: from its sources through tsx (tests), or a node
+ * command line of its own (benchmarks run the build in dist/).
+ */
+export type CliEntry = readonly string[];
+const FROM_SOURCE: CliEntry = ['--import', 'tsx', SOURCE_CLI];
 
 export interface ServerProcess {
   url: string;
@@ -17,9 +24,13 @@ export interface ServerProcess {
   exited: Promise<number | string>;
 }
 
-/** Runs `selfscan ARGS` with tsx; for `serve`, waits until it listens. */
-export function runCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+/** Runs `selfscan ARGS`, from source unless `entry` says otherwise. */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  entry: CliEntry = FROM_SOURCE,
+): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | string> } {
+  const child = spawn(process.execPath, [...entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -29,10 +40,10 @@ export function runCli(args: string[], env: Record<string, string> = {}): { chil
 }
 
 /** Starts `selfscan serve` on port 0 with `config` (rate limits off, loopback DNS, unless given) as its config file. */
-export async function startServerProcess(dataDir: string, config: object = {}): Promise<ServerProcess> {
+export async function startServerProcess(dataDir: string, config: object = {}, entry: CliEntry = FROM_SOURCE): Promise<ServerProcess> {
   const configFile = join(dataDir, 'test-config.json');
   writeFileSync(configFile, JSON.stringify({ limits: NO_LIMITS, dns: LOOPBACK_DNS, ...config }));
-  const run = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile]);
+  const run = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile], {}, entry);
   const logs = (): Record<string, unknown>[] =>
     run.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
   const deadline = Date.now() + 20_000;

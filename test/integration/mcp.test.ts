@@ -341,6 +341,7 @@ describe('the uWS fetch bridge', () => {
       const head = readRequestHead(req);
       const body = new RequestBody(res, 1024);
       const exchange = new Exchange(res, req);
+      exchange.holdOpen(); // the answer comes after this callback
       void serveFetch(exchange, head, body, (request) => handler(request), {
         maxBodyBytes: 1024,
         reject: (status, message) => Response.json({ message }, { status }),
