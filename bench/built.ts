@@ -1,5 +1,5 @@
 // The benchmarks measure the service as `npm start` runs it: the tsc build
-// in dist/ (each bench npm script builds it first), not the sources through
+// in dist/ (the bench:http and bench:load scripts build it first), not the sources through
 // tsx, whose transform adds work to every call of a hot path.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -11,9 +11,12 @@ import type { HttpResponse } from './uws.js';
 const canonical = new Map<string, string>();
 const CANONICAL_CACHE_SIZE = 4096;
 
+/** Decodes the address text uWS gives as an ArrayBuffer, without a view on it. */
+const addressText = new TextDecoder('latin1');
+
 /** The socket peer in canonical form; must be read synchronously in the handler. */
 export function peerAddress(res: HttpResponse): string {
-  const text = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+  const text = addressText.decode(res.getRemoteAddressAsText());
   let ip = canonical.get(text);
   if (ip === undefined) {
     ip = normaliseIp(text);
