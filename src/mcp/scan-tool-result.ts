@@ -11,6 +11,7 @@ import type { Port } from '../native/scanner.js';
 import type { FinishedBody, ScanResultBody } from '../scan/result-view.js';
 import { FAIL_REASONS } from '../scan/scan-record.js';
 import { SCAN_TYPES, type ScanType } from '../scan/scan-types.js';
+import { memoiseJsonSchema } from './memoised-json-schema.js';
 
 /** The longest wait a tool result asks for before the next call. */
 const MAX_POLL_AFTER_SECONDS = 30;
@@ -41,38 +42,40 @@ const finished = {
 };
 
 /** The tool's structuredContent, by status; `error` instead of `status` for a refused call. */
-export const scanToolOutput = z.union([
-  z.strictObject({
-    ...common,
-    status: z.enum(['queued', 'running']),
-    queue_position: count.describe('Scans ahead of this one; 0 once running.'),
-    chunks_complete: count,
-    total_chunks: count,
-    eta_seconds: count.describe('Indicative seconds until results; a hint, not a promise.'),
-    poll_after_seconds: z.number().int().min(1).describe('Call the tool again after about this many seconds.'),
-  }),
-  z.strictObject({ ...finished, status: z.literal('complete') }),
-  z.strictObject({
-    ...finished,
-    status: z.literal('incomplete'),
-    partial: z.literal(true).describe('The scan ran out of time: never treat this as a complete scan.'),
-    chunks_complete: count,
-    total_chunks: count,
-  }),
-  z.strictObject({
-    ...common,
-    status: z.literal('failed'),
-    chunks_complete: count,
-    total_chunks: count,
-    fail_reason: z.enum(FAIL_REASONS),
-  }),
-  z.strictObject({
-    error: z.enum(['invalid_target', 'not_available', 'rate_limited', 'unavailable']),
-    reason: z.string(),
-    retry_after: count.optional().describe('Seconds until a call may succeed (rate limits).'),
-    message: z.string(),
-  }),
-]);
+export const scanToolOutput = memoiseJsonSchema(
+  z.union([
+    z.strictObject({
+      ...common,
+      status: z.enum(['queued', 'running']),
+      queue_position: count.describe('Scans ahead of this one; 0 once running.'),
+      chunks_complete: count,
+      total_chunks: count,
+      eta_seconds: count.describe('Indicative seconds until results; a hint, not a promise.'),
+      poll_after_seconds: z.number().int().min(1).describe('Call the tool again after about this many seconds.'),
+    }),
+    z.strictObject({ ...finished, status: z.literal('complete') }),
+    z.strictObject({
+      ...finished,
+      status: z.literal('incomplete'),
+      partial: z.literal(true).describe('The scan ran out of time: never treat this as a complete scan.'),
+      chunks_complete: count,
+      total_chunks: count,
+    }),
+    z.strictObject({
+      ...common,
+      status: z.literal('failed'),
+      chunks_complete: count,
+      total_chunks: count,
+      fail_reason: z.enum(FAIL_REASONS),
+    }),
+    z.strictObject({
+      error: z.enum(['invalid_target', 'not_available', 'rate_limited', 'unavailable']),
+      reason: z.string(),
+      retry_after: count.optional().describe('Seconds until a call may succeed (rate limits).'),
+      message: z.string(),
+    }),
+  ]),
+);
 
 /** A value of scanToolOutput. */
 export type ScanToolOutput = z.infer<typeof scanToolOutput>;

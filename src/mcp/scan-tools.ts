@@ -13,6 +13,7 @@ import { ShuttingDownError } from '../scan/scan-manager.js';
 import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from '../scan/scan-types.js';
 import type { StreamEvent } from '../scan/stream-event.js';
 import { VERSION } from '../version.js';
+import { memoiseJsonSchema } from './memoised-json-schema.js';
 import { refusalResult, type ScanToolResult, scanToolOutput, scanToolResult, type ToolRefusal } from './scan-tool-result.js';
 
 /** How long a call with a progress token stays open waiting for the scan to end. */
@@ -40,9 +41,11 @@ const INSTRUCTIONS =
   'selfscan tells a server which of its TCP ports the internet can reach, by scanning the address the ' +
   'request comes from and nothing else. fast_scan covers common ports in seconds, deep_scan every port in minutes.';
 
-const scanToolInput = z.strictObject({
-  rescan: z.boolean().default(false).describe('Start a new scan even if an unexpired result exists. Default false.'),
-});
+const scanToolInput = memoiseJsonSchema(
+  z.strictObject({
+    rescan: z.boolean().default(false).describe('Start a new scan even if an unexpired result exists. Default false.'),
+  }),
+);
 
 type Settled = Exclude<ScanResultBody, { status: 'none' }>;
 

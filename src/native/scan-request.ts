@@ -64,8 +64,19 @@ function checkInteger(name: string, value: unknown, min: number, max: number): v
   }
 }
 
+/** Frozen port lists already checked (the scan types' own): the check costs more than the rest of starting a fast scan. */
+const checkedLists = new WeakMap<readonly unknown[], Uint16Array>();
+
 function toPortArray(ports: unknown): Uint16Array {
   if (!Array.isArray(ports)) throw new TypeError('ports must be an array of port numbers');
+  const checked = checkedLists.get(ports);
+  if (checked !== undefined) return checked; // the addon copies it; nobody writes to it
+  const out = checkPorts(ports);
+  if (Object.isFrozen(ports)) checkedLists.set(ports, out);
+  return out;
+}
+
+function checkPorts(ports: readonly unknown[]): Uint16Array {
   const out = new Uint16Array(ports.length);
   const seen = new Uint8Array(65536); // a Set costs milliseconds for a deep scan's 65,535 ports
   for (let i = 0; i < ports.length; i++) {

@@ -80,6 +80,9 @@ class LiveScan {
 
 const UNREACHABLE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH']);
 
+/** Scans started in one turn of the event loop; more wait for the next. */
+const STARTS_PER_TURN = 16;
+
 /** Finished results kept in memory for GET, per scan type, and how large each may be. */
 const FINAL_CACHE_ENTRIES = 2048;
 const FINAL_CACHE_MAX_PORTS = 256;
@@ -95,6 +98,7 @@ export class ScanManager {
   private readonly finals: Record<ScanType, Map<string, FinalEntry>> = { fast: new Map(), deep: new Map() };
   private readonly queues: Record<ScanType, LiveScan[]> = { fast: [], deep: [] };
   private readonly running: Record<ScanType, number> = { fast: 0, deep: 0 };
+  private readonly pumpScheduled: Record<ScanType, boolean> = { fast: false, deep: false };
   private readonly eta = new EtaEstimator();
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -160,10 +164,10 @@ export class ScanManager {
       throw error;
     }
     this.log.info({ event: 'scan_queued', ip, scanType, origin, scanId: scan.record.id }, 'scan queued');
-    const body = scanQueuedBody(scan.record, false, this.facts(scan).etaSeconds);
     scan.ticket = this.nextTicket++;
     this.queues[scanType].push(scan);
-    this.pump(scanType);
+    const body = scanQueuedBody(scan.record, false, this.facts(scan).etaSeconds); // in line, so its place counts
+    this.schedulePump(scanType);
     return { scanId: scan.record.id, body, coalesced: false, ...this.watchLive(scan, listener) };
   }
 
@@ -320,9 +324,24 @@ export class ScanManager {
     return scan.persisted;
   }
 
+  /**
+   * Starts waiting scans soon, a few per turn of the event loop: requests
+   * that arrive meanwhile are answered first, instead of waiting behind the
+   * start of hundreds of scans.
+   */
+  private schedulePump(scanType: ScanType): void {
+    if (this.pumpScheduled[scanType]) return;
+    this.pumpScheduled[scanType] = true;
+    setImmediate(() => {
+      this.pumpScheduled[scanType] = false;
+      this.pump(scanType);
+    });
+  }
+
   private pump(scanType: ScanType): void {
     const queue = this.queues[scanType];
-    while (queue.length > 0 && this.running[scanType] < this.options.concurrency[scanType]) {
+    for (let started = 0; queue.length > 0 && this.running[scanType] < this.options.concurrency[scanType]; started++) {
+      if (started === STARTS_PER_TURN) return this.schedulePump(scanType);
       this.run(queue.shift()!);
     }
   }
@@ -408,7 +427,7 @@ export class ScanManager {
     const { body } = this.remember(record);
     this.emit(scan, record.status === 'failed' ? 'scan:failed' : 'scan:complete', () => body);
     scan.listeners.clear();
-    this.pump(record.scanType);
+    this.schedulePump(record.scanType);
     this.notifyIfIdle();
   }
 

@@ -38,6 +38,7 @@ describe('ScanManager', () => {
     expect(await manager.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'none' });
 
     const started = await manager.start(IP, 'fast', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     expect(started.coalesced).toBe(false);
     expect(started.body).toMatchObject({ ip: IP, scan_type: 'fast', status: 'queued' });
     expect(started.body.chunks_complete).toBeUndefined();
@@ -75,6 +76,7 @@ describe('ScanManager', () => {
     const { scanner, open } = setup();
     const { manager } = await open();
     const results = await Promise.all(Array.from({ length: 1000 }, () => manager.start(IP, 'deep', 'v1')));
+    await flush(); // scans start on the next turn of the event loop
     expect(scanner.scans).toHaveLength(1);
     expect(results.filter((r) => !r.coalesced)).toHaveLength(1);
     for (const joined of results.filter((r) => r.coalesced)) {
@@ -83,6 +85,7 @@ describe('ScanManager', () => {
     }
     // Fast and deep of one address are different scans.
     await manager.start(IP, 'fast', 'v2');
+    await flush(); // scans start on the next turn of the event loop
     expect(scanner.scans).toHaveLength(2);
   });
 
@@ -90,22 +93,42 @@ describe('ScanManager', () => {
     const { scanner, open } = setup({ concurrency: 1 });
     const { manager } = await open();
     await manager.start('203.0.113.1', 'fast', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     await manager.start('203.0.113.2', 'fast', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     await manager.start('203.0.113.3', 'fast', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     expect(scanner.scans).toHaveLength(1);
     expect(await manager.result('203.0.113.2', 'fast')).toMatchObject({ status: 'queued', queue_position: 0 });
     expect(await manager.result('203.0.113.3', 'fast')).toMatchObject({ status: 'queued', queue_position: 1 });
     scanner.scans[0]!.complete();
     await flush();
+    await flush(); // the next scan starts on the turn after
     expect(scanner.scans).toHaveLength(2);
     expect(scanner.scans[1]!.request.ip).toBe('203.0.113.2');
     expect(await manager.result('203.0.113.3', 'fast')).toMatchObject({ status: 'queued', queue_position: 0 });
+  });
+
+  it('answers a burst of starts before it runs their scans, and runs them a few per turn', async () => {
+    const { scanner, open } = setup({ concurrency: 64 });
+    const { manager } = await open();
+    const starts = await Promise.all(Array.from({ length: 40 }, (_, i) => manager.start(`203.0.113.${i + 1}`, 'fast', 'v1')));
+    expect(starts.map((s) => s.body.status)).toEqual(Array(40).fill('queued'));
+    expect(scanner.scans).toHaveLength(0);
+    const perTurn: number[] = [];
+    while (scanner.scans.length < 40 && perTurn.length < 10) {
+      const before = scanner.scans.length;
+      await flush();
+      perTurn.push(scanner.scans.length - before);
+    }
+    expect(perTurn).toEqual([16, 16, 8]);
   });
 
   it('learns eta_seconds from finished scans', async () => {
     const { scanner, open } = setup({ concurrency: 1 });
     const { manager } = await open();
     await manager.start('203.0.113.1', 'fast', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.complete('complete', 3000);
     await flush();
     expect((await manager.start('203.0.113.2', 'fast', 'v1')).body.eta_seconds).toBe(3);
@@ -116,6 +139,7 @@ describe('ScanManager', () => {
     const { scanner, store, open, advance } = setup();
     const { manager } = await open();
     await manager.start(IP, 'fast', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.complete();
     await flush();
     advance(RESULT_TTL_MS - 1000);
@@ -129,6 +153,7 @@ describe('ScanManager', () => {
     const { scanner, open } = setup();
     const { manager } = await open();
     await manager.start(IP, 'deep', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.chunk({ index: 0, total: 64, open: [openPort(22)] });
     scanner.scans[0]!.complete('incomplete');
     await flush();
@@ -139,6 +164,7 @@ describe('ScanManager', () => {
     const { scanner, open } = setup();
     const { manager } = await open();
     await manager.start(IP, 'fast', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.fail(Object.assign(new Error('connect ENETUNREACH'), { code: 'ENETUNREACH' }));
     await flush();
     expect(await manager.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'failed', chunks_complete: 0, total_chunks: 4, fail_reason: 'unreachable' });
@@ -154,7 +180,8 @@ describe('ScanManager', () => {
     const { manager } = await open();
     const seen: StreamEvent[] = [];
     const started = await manager.start(IP, 'fast', 'v2', (event) => seen.push(event));
-    const events = [...started.initial];
+    await flush(); // scans start on the next turn of the event loop
+    const events = [...started.initial, ...seen.splice(0)];
     expect(events.map((e) => e.name)).toEqual(['scan:queued', 'scan:progress']);
     scanner.scans[0]!.chunk({ index: 0, total: 4, open: [openPort(443)] });
     scanner.scans[0]!.complete();
@@ -173,7 +200,9 @@ describe('ScanManager', () => {
     const { manager } = await open();
     const seen: StreamEvent[] = [];
     await manager.start('203.0.113.1', 'deep', 'v2', (e) => seen.push(e));
+    await flush(); // scans start on the next turn of the event loop
     await manager.start('203.0.113.2', 'deep', 'v1');
+    await flush(); // scans start on the next turn of the event loop
     await manager.drain(10);
     expect(scanner.scans[0]!.cancelled).toBe(true);
     expect(seen.at(-1)).toMatchObject({ name: 'scan:failed', data: { fail_reason: 'interrupted' } });

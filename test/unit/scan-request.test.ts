@@ -3,8 +3,19 @@ import { describe, expect, it } from 'vitest';
 
 import { normaliseIp, toNativeRequest } from '../../src/native/scan-request.js';
 import { serviceName } from '../../src/native/service-names.js';
+import { FAST_PORTS } from '../../src/scan/scan-types.js';
 
 describe('toNativeRequest', () => {
+  it('checks a frozen port list once and reuses the result; other lists every time', () => {
+    const first = toNativeRequest({ ip: '192.0.2.7', ports: FAST_PORTS }).native.ports;
+    expect(Array.from(first)).toEqual(FAST_PORTS);
+    expect(toNativeRequest({ ip: '192.0.2.8', ports: FAST_PORTS }).native.ports).toBe(first);
+    const plain = [22, 80];
+    expect(toNativeRequest({ ip: '192.0.2.7', ports: plain }).native.ports).not.toBe(toNativeRequest({ ip: '192.0.2.7', ports: plain }).native.ports);
+    const frozenBad = Object.freeze([22, 22]);
+    for (let i = 0; i < 2; i++) expect(() => toNativeRequest({ ip: '192.0.2.7', ports: frozenBad })).toThrow(/must not repeat/);
+  });
+
   it('turns addresses into 4 or 16 bytes and IPv4-mapped IPv6 into IPv4', () => {
     expect(toNativeRequest({ ip: '192.0.2.7', ports: [1] }).native.address).toEqual(Uint8Array.of(192, 0, 2, 7));
     const mapped = toNativeRequest({ ip: '::ffff:192.0.2.7', ports: [1] });

@@ -1,0 +1,28 @@
+// MCP tool schemas are converted to JSON Schema once, not per request, and
+// every caller still gets a copy of its own.
+import { expect, it, vi } from 'vitest';
+import * as z from 'zod';
+
+import { memoiseJsonSchema } from '../../src/mcp/memoised-json-schema.js';
+
+it('converts once per option set and hands out equal, separate copies', () => {
+  const define = () => z.strictObject({ rescan: z.boolean().default(false), note: z.string().optional() });
+  const expected = define()['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
+  const schema = define();
+  const convert = vi.spyOn(schema['~standard'].jsonSchema, 'output');
+  const memoised = memoiseJsonSchema(schema);
+
+  const first = memoised['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
+  const second = memoised['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
+  expect(convert).toHaveBeenCalledTimes(1);
+  expect(second).toEqual(first);
+  expect(second).not.toBe(first);
+  (first as { properties: Record<string, unknown> }).properties.extra = {}; // a caller changing its copy
+  expect(memoised['~standard'].jsonSchema.output({ target: 'draft-2020-12' })).toEqual(second);
+  expect(first).toMatchObject({ type: 'object', properties: { rescan: { type: 'boolean', default: false } } });
+  expect(second).toEqual(expected);
+
+  memoised['~standard'].jsonSchema.output({ target: 'draft-07' });
+  expect(convert).toHaveBeenCalledTimes(2);
+  expect(memoised.parse({})).toEqual({ rescan: false }); // validation is zod's, untouched
+});
