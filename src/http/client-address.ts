@@ -53,6 +53,11 @@ export class ClientAddressResolver {
     this.trusted = trustProxy.map(parseRange);
   }
 
+  /** Whether any proxy is trusted: if not, the client is always the peer. */
+  get trustsProxies(): boolean {
+    return this.trusted.length > 0;
+  }
+
   private isTrusted(ip: string): boolean {
     const address = ipaddr.parse(ip);
     return this.trusted.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));

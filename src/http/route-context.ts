@@ -74,10 +74,11 @@ export class RouteContext {
   handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler): void {
     const startedAt = Date.now();
     const exchange = new Exchange(res, req);
-    const ip = this.options.clientAddress.resolve(peerAddress(res), req.getHeader('x-forwarded-for'));
-    const request: RequestFacts = { method, path, ip, startedAt };
-    const admission = this.options.admission;
+    const { clientAddress, admission } = this.options;
+    const peer = peerAddress(res);
+    const ip = clientAddress.trustsProxies ? clientAddress.resolve(peer, req.getHeader('x-forwarded-for')) : peer;
     if (admission.edgeLimited) {
+      const request: RequestFacts = { method, path, ip, startedAt };
       exchange.holdOpen(); // the limit answers after an await
       let headers: Headers = NO_HEADERS;
       admission
@@ -96,9 +97,10 @@ export class RouteContext {
     try {
       answered = handler(exchange, ip, NO_HEADERS);
     } catch (error) {
-      return this.fail(exchange, request, error, NO_HEADERS);
+      return this.fail(exchange, { method, path, ip, startedAt }, error, NO_HEADERS);
     }
-    if (typeof answered === 'string') return this.logRequest(request, answered);
+    if (typeof answered === 'string') return this.requestLog(method, path, ip, answered, startedAt);
+    const request: RequestFacts = { method, path, ip, startedAt };
     exchange.holdOpen(); // still inside the uWS callback, as uWS requires
     answered.then(
       (status) => this.logRequest(request, status),

@@ -4,8 +4,8 @@ import type { ScanResultBody } from '../scan/result-view.js';
 import type { ScanType } from '../scan/scan-types.js';
 import { refuseCallbackUrl } from '../webhook/callback-url.js';
 import { ApiError } from './errors.js';
-import type { Headers } from './exchange.js';
-import type { RouteContext } from './route-context.js';
+import type { Exchange, Headers } from './exchange.js';
+import type { Handler, RouteContext } from './route-context.js';
 
 interface EncodedBody {
   bytes: Buffer;
@@ -42,16 +42,17 @@ export function registerV1(context: RouteContext, scanType: ScanType): void {
     });
   });
 
-  app.get(path, (res, req) => {
-    context.handle(res, req, 'GET', path, (exchange, ip, headers) => {
-      const answer = (body: ScanResultBody): string | Promise<string> => {
-        const { bytes, headers: own } = encode(body);
-        const written = exchange.jsonText('200 OK', bytes, headers, own);
-        return written === undefined ? '200' : written.then(() => '200');
-      };
-      // A result in memory is answered within this callback, without a promise.
-      const known = manager.resultInMemory(ip, scanType);
-      return known !== undefined ? answer(known) : manager.result(ip, scanType).then(answer);
-    });
-  });
+  // Made once, not per request: the GET of a kept result is the hot path.
+  const getResult: Handler = (exchange, ip, headers) => {
+    // A result in memory is answered within the uWS callback, without a promise.
+    const known = manager.resultInMemory(ip, scanType);
+    return known !== undefined ? answerResult(exchange, headers, known) : manager.result(ip, scanType).then((body) => answerResult(exchange, headers, body));
+  };
+  app.get(path, (res, req) => context.handle(res, req, 'GET', path, getResult));
+}
+
+function answerResult(exchange: Exchange, headers: Headers, body: ScanResultBody): string | Promise<string> {
+  const { bytes, headers: own } = encode(body);
+  const written = exchange.jsonText('200 OK', bytes, headers, own);
+  return written === undefined ? '200' : written.then(() => '200');
 }
