@@ -10,7 +10,7 @@
 //    (--callers distinct ones, default 1,000; the rest join their scans),
 //    the child's VmRSS before and after.
 //
-// Everything stays on loopback. Options: --runs (3), --seconds (5),
+// Everything stays on loopback. Options: --runs (5), --seconds (5),
 // --threads (2), --connections (64), --streams (10000), --callers (1000).
 import { parseArgs } from 'node:util';
 
@@ -42,7 +42,7 @@ import { recordSection } from './results-file.js';
 
 const { values } = parseArgs({
   options: {
-    runs: { type: 'string', default: '3' },
+    runs: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '5' },
     threads: { type: 'string', default: '2' },
     connections: { type: 'string', default: '64' },
