@@ -115,7 +115,12 @@ export class RouteContext {
   /** Answers a handler's error as JSON and logs the request with its code. */
   private fail(exchange: Exchange, request: RequestFacts, error: unknown, headers: Headers): void {
     const [answer, answerHeaders] = this.toApiError(error, headers);
-    const written = exchange.error(answer, answerHeaders);
+    let written: void | Promise<void>;
+    try {
+      written = exchange.error(answer, answerHeaders);
+    } catch {
+      written = undefined; // the client is gone: nobody to answer
+    }
     if (written === undefined) return this.logRequest(request, answer.code);
     exchange.holdOpen();
     const log = (): void => this.logRequest(request, answer.code);
