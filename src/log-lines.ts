@@ -34,7 +34,7 @@ export class LogLines {
     return true;
   }
 
-  /** Hands the collected lines to sonic-boom, which writes them asynchronously and owns them from then on. */
+  /** Hands the collected lines to sonic-boom, which owns them from then on. */
   flush(): void {
     if (this.used === 0) return;
     const full = this.batch.subarray(0, this.used);

@@ -19,11 +19,11 @@ const FLUSH_INTERVAL_MS = 200;
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   // Batched: one write per 64 KiB or per 200 ms instead of one per line (a
-  // write per request costs more than the request). Held lines are written
-  // when the process exits.
-  // A file is opened here, synchronously, so that lines held at an early exit have somewhere to go.
+  // write per request costs more than the request). Each batch is written
+  // synchronously (pino's default), so nothing is in flight at exit, when
+  // the held lines are written. A file is opened here, synchronously too.
   const fd = typeof options.destination === 'string' ? openSync(options.destination, 'a') : (options.destination ?? 1);
-  const lines = new LogLines(pino.destination({ dest: fd, sync: false, minLength: 0, contentMode: 'buffer' }));
+  const lines = new LogLines(pino.destination({ dest: fd, sync: true, minLength: 0, contentMode: 'buffer' }));
   setInterval(() => lines.flush(), FLUSH_INTERVAL_MS).unref();
   return pino({ name: 'selfscan', level: options.level ?? process.env.SELFSCAN_LOG_LEVEL ?? 'info' }, lines);
 }

@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('writes every line, whole and in order, when the process exits before the batch is due', async () => {
   const file = join(dir, 'child.log');
-  const count = 5000; // several 64 KiB batches and a partial one
+  const count = 20_000; // many 64 KiB batches and a partial one
   await new Promise<void>((resolve, reject) =>
     execFile(process.execPath, ['--import', 'tsx', CHILD, file, String(count)], { cwd: PROJECT_ROOT }, (error) => (error ? reject(error) : resolve())),
   );
