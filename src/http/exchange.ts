@@ -21,32 +21,40 @@ export class Exchange {
   aborted = false;
   /** A HEAD request: same status and headers, no body. */
   private readonly head: boolean;
-  private readonly acceptEncoding: string;
+  /** Readable only during the uWS callback: headers are read from it on demand, or kept by holdOpen(). */
+  private req: HttpRequest | undefined;
+  private acceptEncoding: string | undefined;
   private held = false;
   /** The response has been written whole. */
   private finished = false;
   private abortHandlers: (() => void)[] | undefined;
 
+  /** `method` is the request's, upper case, as its route knows it. */
   constructor(
     readonly res: HttpResponse,
     req: HttpRequest,
+    method: string,
   ) {
-    this.acceptEncoding = req.getHeader('accept-encoding');
-    this.head = req.getMethod() === 'head';
+    this.req = req;
+    this.head = method === 'HEAD';
   }
 
   get acceptsGzip(): boolean {
+    this.acceptEncoding ??= this.req?.getHeader('accept-encoding') ?? '';
     return /\bgzip\b/i.test(this.acceptEncoding);
   }
 
   /**
    * Keeps the response open past the uWS callback: uWS then needs to be
-   * told if the client goes away. Must be called before that callback
-   * returns; an answer written at once does without it.
+   * told if the client goes away, and the request's headers are copied
+   * while they can be read. Must be called before that callback returns;
+   * an answer written at once does without it.
    */
   holdOpen(): void {
     if (this.held || this.finished) return;
     this.held = true;
+    this.acceptEncoding ??= this.req?.getHeader('accept-encoding') ?? '';
+    this.req = undefined;
     this.res.onAborted(() => {
       this.aborted = true;
       const handlers = this.abortHandlers ?? [];

@@ -73,7 +73,7 @@ export class RouteContext {
    */
   handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler): void {
     const startedAt = Date.now();
-    const exchange = new Exchange(res, req);
+    const exchange = new Exchange(res, req, method);
     const { clientAddress, admission } = this.options;
     const peer = peerAddress(res);
     const ip = clientAddress.trustsProxies ? clientAddress.resolve(peer, req.getHeader('x-forwarded-for')) : peer;

@@ -340,7 +340,7 @@ describe('the uWS fetch bridge', () => {
     app.any('/*', (res, req) => {
       const head = readRequestHead(req);
       const body = new RequestBody(res, 1024);
-      const exchange = new Exchange(res, req);
+      const exchange = new Exchange(res, req, head.method);
       exchange.holdOpen(); // the answer comes after this callback
       void serveFetch(exchange, head, body, (request) => handler(request), {
         maxBodyBytes: 1024,
