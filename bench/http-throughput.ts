@@ -160,6 +160,19 @@ export async function wrkRequestsPerSecond(port: number, options: WrkOptions): P
 }
 
 /**
+ * One wrk run, and the CPU this process spent per request meanwhile: both
+ * servers live in this process, and the one not under load costs nothing
+ * measurable. Less noisy than requests/s, which also depends on how much
+ * of the shared cores wrk gets.
+ */
+export async function measuredRun(port: number, options: WrkOptions): Promise<{ rate: number; cpuMicrosPerRequest: number }> {
+  const before = process.cpuUsage();
+  const rate = await wrkRequestsPerSecond(port, options);
+  const spent = process.cpuUsage(before);
+  return { rate, cpuMicrosPerRequest: (spent.user + spent.system) / (rate * options.seconds) };
+}
+
+/**
  * Every rate limit off (`max: 0`): wrk is one caller (127.0.0.1) sending
  * tens of thousands of requests a second, and the stream benchmark starts
  * thousands of scans; both measure the service, not its throttling.

@@ -29,6 +29,7 @@ import {
 import {
   LOG_SINK,
   limitsOff,
+  measuredRun,
   rawRequest,
   sameResponse,
   startBareServer,
@@ -79,15 +80,22 @@ async function throughput(): Promise<string[]> {
     await wrkRequestsPerSecond(bare.port, warmUp);
     const ours: number[] = [];
     const bares: number[] = [];
+    const ourCpu: number[] = [];
+    const bareCpu: number[] = [];
     for (let i = 0; i < runs; i++) {
-      ours.push(await wrkRequestsPerSecond(selfscan.port, wrk));
-      bares.push(await wrkRequestsPerSecond(bare.port, wrk));
+      const our = await measuredRun(selfscan.port, wrk);
+      const theirs = await measuredRun(bare.port, wrk);
+      ours.push(our.rate);
+      ourCpu.push(our.cpuMicrosPerRequest);
+      bares.push(theirs.rate);
+      bareCpu.push(theirs.cpuMicrosPerRequest);
     }
     if (!sameResponse(await rawRequest(selfscan.port, 'GET', '/v1/fast'), selfscan.result)) throw new Error('selfscan answered differently after the runs');
     const ratio = median(ours) / median(bares);
     return [
       `GET /v1/fast, stored result (127.0.0.1's own fast scan, since wrk cannot choose its source address; ${selfscan.result.body.length}-byte JSON body, same status, headers and bytes from both): selfscan median ${fmt(median(ours))} req/s, bare uWS median ${fmt(median(bares))} req/s, ratio selfscan/bare ${ratio.toFixed(2)} (goal ≥ 0.7: ${ratio >= 0.7 ? 'met' : 'NOT met'})`,
       `runs (wrk -t${wrk.threads} -c${wrk.connections} -d${wrk.seconds}s, alternating, after a 1 s warm-up each): selfscan ${ours.map((v) => fmt(v)).join(', ')}; bare ${bares.map((v) => fmt(v)).join(', ')} req/s`,
+      `server CPU per request (the process's CPU during each run ÷ its requests): selfscan median ${fmt(median(ourCpu), 2)} µs, bare uWS median ${fmt(median(bareCpu), 2)} µs`,
       `logging: ${LOG_SINK}; rate limits off; server and wrk share the machine's cores`,
     ];
   } finally {
