@@ -1,6 +1,7 @@
 // v1, polling: POST /v1/{fast,deep} starts (or joins) a scan of the caller,
 // GET /v1/{fast,deep} reports its state.
 import type { ScanResultBody } from '../scan/result-view.js';
+import { isFinal } from '../scan/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';
 import { refuseCallbackUrl } from '../webhook/callback-url.js';
 import { ApiError } from './errors.js';
@@ -21,7 +22,7 @@ function encode(body: ScanResultBody): EncodedBody {
   if (entry === undefined) {
     const headers: Headers = body.status === 'complete' ? { 'X-Scan-Duration-Ms': String(body.duration_ms) } : {};
     entry = { bytes: Buffer.from(JSON.stringify(body)), headers };
-    if (body.status !== 'queued' && body.status !== 'running' && body.status !== 'none') encoded.set(body, entry);
+    if (body.status !== 'none' && isFinal(body.status)) encoded.set(body, entry);
   }
   return entry;
 }
