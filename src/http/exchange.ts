@@ -40,8 +40,12 @@ export class Exchange {
   }
 
   get acceptsGzip(): boolean {
-    this.acceptEncoding ??= this.req?.getHeader('accept-encoding') ?? '';
-    return /\bgzip\b/i.test(this.acceptEncoding);
+    return /\bgzip\b/i.test(this.readAcceptEncoding());
+  }
+
+  /** Accept-Encoding, read from the request the first time it is wanted. */
+  private readAcceptEncoding(): string {
+    return (this.acceptEncoding ??= this.req?.getHeader('accept-encoding') ?? '');
   }
 
   /**
@@ -53,7 +57,7 @@ export class Exchange {
   holdOpen(): void {
     if (this.held || this.finished) return;
     this.held = true;
-    this.acceptEncoding ??= this.req?.getHeader('accept-encoding') ?? '';
+    this.readAcceptEncoding(); // the request cannot be read after the callback
     this.req = undefined;
     this.res.onAborted(() => {
       this.aborted = true;
