@@ -7,12 +7,16 @@
         "native/addon/scan_args.cc",
         "native/addon/scan_event_js.cc",
         "native/core/banner.cc",
-        "native/core/congestion_window.cc",
+        "native/core/canary_ledger.cc",
         "native/core/connect_outcome.cc",
+        "native/core/connect_workers.cc",
         "native/core/engine.cc",
         "native/core/fd_budget.cc",
+        "native/core/loss_history.cc",
+        "native/core/pacer.cc",
         "native/core/rtt_estimator.cc",
-        "native/core/scan_job.cc"
+        "native/core/scan_job.cc",
+        "native/core/target_state.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

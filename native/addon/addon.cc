@@ -124,6 +124,8 @@ class Addon : public Napi::Addon<Addon> {
     out.Set("inFlight", stats.in_flight);
     out.Set("scans", stats.scans);
     out.Set("localRetries", static_cast<double>(stats.local_retries));
+    out.Set("canaries", static_cast<double>(stats.canaries));
+    out.Set("canariesLost", static_cast<double>(stats.canaries_lost));
     return out;
   }
 

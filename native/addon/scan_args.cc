@@ -101,8 +101,11 @@ EngineOptions ParseEngineOptions(const Napi::Value& value) {
   Napi::Object object = value.As<Napi::Object>();
   options.max_in_flight = static_cast<int>(IntegerField(object, "maxInFlight", 0, 1 << 20, 0));
   options.per_target_in_flight =
-      static_cast<int>(IntegerField(object, "perTargetInFlight", 1, 1 << 20, 2048));
-  options.initial_window = static_cast<int>(IntegerField(object, "initialWindow", 1, 1 << 20, 512));
+      static_cast<int>(IntegerField(object, "perTargetInFlight", 1, 1 << 20, options.per_target_in_flight));
+  options.initial_rate =
+      static_cast<int>(IntegerField(object, "initialRate", 1, 1 << 24, options.initial_rate));
+  options.connect_threads =
+      static_cast<int>(IntegerField(object, "connectThreads", -1, 64, options.connect_threads));
   return options;
 }
 

@@ -1,6 +1,11 @@
 #include "connect_outcome.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>  // before linux/errqueue.h, which uses timespec
+
+#include <linux/errqueue.h>
 
 namespace selfscan {
 
@@ -36,6 +41,31 @@ ConnectOutcome ClassifyConnectErrno(int error_number, bool from_network) {
       // EINVAL...: nothing about the target's ports.
       return ConnectOutcome::kFatal;
   }
+}
+
+void KeepIcmpErrors(int fd, int family) {
+  int on = 1;
+  if (family == AF_INET6) {
+    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof on);
+  } else {
+    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof on);
+  }
+}
+
+bool RefusedByIcmp(int fd) {
+  char control[512];
+  msghdr message{};
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  if (recvmsg(fd, &message, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return false;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+    bool v4 = c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR;
+    bool v6 = c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR;
+    if (!v4 && !v6) continue;
+    const auto* error = reinterpret_cast<const sock_extended_err*>(CMSG_DATA(c));
+    return error->ee_origin == SO_EE_ORIGIN_ICMP || error->ee_origin == SO_EE_ORIGIN_ICMP6;
+  }
+  return false;
 }
 
 }  // namespace selfscan

@@ -20,4 +20,11 @@ enum class ConnectOutcome {
 // they come from the local routing table, which says nothing of the target.
 ConnectOutcome ClassifyConnectErrno(int error_number, bool from_network);
 
+// Asks the kernel to queue the ICMP errors a connect meets (IP_RECVERR),
+// so that a refusal can be told apart from an ICMP port unreachable.
+void KeepIcmpErrors(int fd, int family);
+// True when the refusal of `fd` came from an ICMP message, not an RST: a
+// firewall's REJECT (filtered), which connect() reports as ECONNREFUSED.
+bool RefusedByIcmp(int fd);
+
 }  // namespace selfscan

@@ -5,6 +5,8 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +37,21 @@ constexpr int kMinCeiling = 8;
 // waits follow the target's RTT, up to the scan's banner timeout.
 constexpr int64_t kServerFirstFloorUs = 50000;
 constexpr int64_t kHttpAnswerFloorUs = 200000;
+// Answers later than this may come from the kernel's own SYN retransmission,
+// so they say nothing about the RTT.
+constexpr int64_t kMaxRttSampleUs = 900000;
+// Silences a port needs, each one clean (canaries answered around it, sent
+// below any loss rate), before it is filtered.
+constexpr uint8_t kCleanSilences = 2;
+// On a host where no port has ever answered there is no canary: a port is
+// filtered after this many silences, one sweep after another.
+constexpr uint8_t kSilentHostTries = 3;
+// Connect orders waiting per worker, and handed over in batches this big;
+// what does not fit, the engine thread connects itself.
+constexpr int kOrdersPerWorker = 32;
+constexpr size_t kOrdersPerSubmit = 8;
+// How often a silent probe waiting for its canaries looks again.
+constexpr int64_t kVerdictRecheckUs = 1000;
 
 std::string TargetKey(const ScanSpec& spec) {
   const sockaddr_storage& a = spec.target;
@@ -81,7 +98,15 @@ Engine::Engine(EngineOptions options, std::unique_ptr<EventSink> sink)
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = kWakeToken;
-  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0) {
+    int e = errno;
+    close(wake_fd_);
+    close(epoll_fd_);
+    throw std::system_error(e, std::generic_category(), "epoll_ctl");
+  }
+  int threads = options_.connect_threads;
+  if (threads < 0) threads = std::max(0, static_cast<int>(std::thread::hardware_concurrency()) - 1);
+  if (threads > 0) workers_ = std::make_unique<ConnectWorkers>(threads, wake_fd_);
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -92,6 +117,7 @@ Engine::~Engine() {
   }
   Wake();
   if (thread_.joinable()) thread_.join();
+  workers_.reset();  // joins them; closes sockets they opened that nobody took
   for (Probe& probe : probes_) {
     if (probe.fd >= 0) close(probe.fd);
   }
@@ -119,8 +145,13 @@ void Engine::Cancel(uint64_t id) {
 }
 
 EngineStats Engine::Stats() const {
-  return EngineStats{fd_limit_, budget_, stat_in_flight_.load(), stat_scans_.load(),
-                     stat_local_retries_.load()};
+  return EngineStats{fd_limit_,
+                     budget_,
+                     stat_in_flight_.load(),
+                     stat_scans_.load(),
+                     stat_local_retries_.load(),
+                     stat_canaries_.load(),
+                     stat_canaries_lost_.load()};
 }
 
 void Engine::Wake() {
@@ -134,10 +165,11 @@ void Engine::Run() {
   while (DrainCommands()) {
     int64_t now = NowUs();
     EnforceBudgets(now);
-    bool more = FillSlots(now);
+    PrepareTargets(now);
+    bool more = FillSlots();
+    if (workers_) workers_->Submit(to_workers_);
     FlushJobs();
-    int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
-                       WaitTimeoutMs(NowUs(), more));
+    int n = Wait(events.data(), static_cast<int>(events.size()), WaitTimeoutUs(NowUs(), more));
     for (int i = 0; i < n; ++i) {
       if (events[i].data.u64 == kWakeToken) {
         uint64_t count;
@@ -147,6 +179,7 @@ void Engine::Run() {
       }
       HandleEvent(events[i].data.u64, events[i].events);
     }
+    CollectLaunches();
     ExpireTimers(NowUs());
   }
 }
@@ -178,10 +211,7 @@ void Engine::Attach(std::unique_ptr<ScanJob> job) {
   std::string key = TargetKey(job->spec());
   auto found = targets_.find(key);
   if (found == targets_.end()) {
-    found = targets_
-                .emplace(key, std::make_unique<TargetState>(options_.initial_window,
-                                                            options_.per_target_in_flight))
-                .first;
+    found = targets_.emplace(key, std::make_unique<TargetState>(options_.initial_rate)).first;
   }
   found->second->scans++;
   job->target = found->second.get();
@@ -197,8 +227,16 @@ void Engine::Detach(size_t position) {
   jobs_.erase(jobs_.begin() + static_cast<std::ptrdiff_t>(position));
 }
 
-bool Engine::FillSlots(int64_t now) {
-  if (now < backoff_until_us_ || jobs_.empty()) return false;
+void Engine::PrepareTargets(int64_t now) {
+  for (auto& entry : targets_) entry.second->sweeping = false;
+  for (auto& job : jobs_) {
+    if (!job->ended() && job->sweeping()) job->target->sweeping = true;
+  }
+  for (auto& entry : targets_) entry.second->Prepare(now);
+}
+
+bool Engine::FillSlots() {
+  if (NowUs() < backoff_until_us_ || jobs_.empty()) return false;
   int launched = 0;
   bool progress = true;
   while (progress && in_flight_ < std::min(budget_, fd_ceiling_)) {
@@ -206,11 +244,20 @@ bool Engine::FillSlots(int64_t now) {
     size_t n = jobs_.size();
     for (size_t k = 0; k < n && in_flight_ < std::min(budget_, fd_ceiling_); ++k) {
       ScanJob& job = *jobs_[(round_robin_ + k) % n];
-      if (!job.CanLaunch()) continue;
       TargetState& target = *job.target;
-      int allowed = std::min(options_.per_target_in_flight, target.window.Allowed());
-      if (target.connecting >= allowed) continue;
-      Launch(job);
+      // A job with nothing to probe still sends the canaries its silent
+      // probes wait for.
+      bool has_work = job.CanLaunch(target.CanJudgeSilence());
+      if (!has_work && (target.awaiting_canaries == 0 || job.ended())) continue;
+      if (target.connecting >= options_.per_target_in_flight) continue;
+      int64_t now = NowUs();
+      if (!has_work && !target.CanaryDue(now)) continue;
+      if (!target.pacer.TryTake(now, target.ceiling())) continue;
+      if (target.CanaryDue(now)) {
+        LaunchCanary(job, now);
+      } else {
+        Launch(job, now);
+      }
       progress = true;
       if (++launched >= kMaxLaunchBurst) return true;
       if (NowUs() < backoff_until_us_) return false;
@@ -220,46 +267,97 @@ bool Engine::FillSlots(int64_t now) {
   return false;
 }
 
-void Engine::Launch(ScanJob& job) {
-  ScanJob::Work work = job.Take();
+Engine::Probe& Engine::TakeSlot(ScanJob& job, int64_t now) {
   uint32_t slot = free_slots_.back();
   free_slots_.pop_back();
   Probe& probe = probes_[slot];
   probe.job = &job;
-  probe.index = work.index;
-  probe.attempt = work.attempt;
-  probe.phase = Phase::kConnecting;
-  probe.started_us = NowUs();
+  probe.phase = Phase::kLaunching;
+  probe.started_us = now;
+  probe.rate = job.target->rate();
   job.in_flight++;
   job.target->connecting++;
   stat_in_flight_.store(++in_flight_, std::memory_order_relaxed);
+  return probe;
+}
 
-  const ScanSpec& spec = job.spec();
-  int fd = socket(spec.target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    OnConnectResult(probe, errno, false, "socket");
+void Engine::Launch(ScanJob& job, int64_t now) {
+  TargetState& target = *job.target;
+  ScanJob::Work work = job.Take(target.CanJudgeSilence());
+  Probe& probe = TakeSlot(job, now);
+  probe.canary = false;
+  probe.index = work.index;
+  probe.port = job.spec().ports[work.index];
+  probe.canary_seq = target.ledger.next_seq();
+  target.Launched(false, now);
+  Connect(probe);
+}
+
+void Engine::LaunchCanary(ScanJob& job, int64_t now) {
+  TargetState& target = *job.target;
+  Probe& probe = TakeSlot(job, now);
+  probe.canary = true;
+  probe.port = target.NextCanaryPort();
+  probe.canary_seq = target.ledger.Begin(now, probe.rate);
+  target.Launched(true, now);
+  stat_canaries_.fetch_add(1, std::memory_order_relaxed);
+  Connect(probe);
+}
+
+void Engine::Connect(Probe& probe) {
+  const ScanSpec& spec = probe.job->spec();
+  ConnectOrder order{SlotOf(probe), probe.gen, spec.target, spec.target_len};
+  SetPort(order.address, probe.port);
+  if (workers_ && workers_->pending() + to_workers_.size() <
+                      static_cast<size_t>(kOrdersPerWorker * workers_->count())) {
+    to_workers_.push_back(order);
+    if (to_workers_.size() >= kOrdersPerSubmit) workers_->Submit(to_workers_);
     return;
   }
-  probe.fd = fd;
-  if (fd_ceiling_ < budget_ && probe.started_us - last_emfile_us_ > kEmfileCalmUs) fd_ceiling_++;
+  OnLaunched(RunConnectOrder(order));
+}
 
-  sockaddr_storage address = spec.target;
-  SetPort(address, spec.ports[work.index]);
-  int error_number = 0;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), spec.target_len) != 0) {
-    error_number = errno;
+void Engine::CollectLaunches() {
+  if (!workers_) return;
+  launched_.clear();
+  workers_->Collect(launched_);
+  for (const ConnectDone& done : launched_) OnLaunched(done);
+}
+
+void Engine::OnLaunched(const ConnectDone& done) {
+  Probe& probe = probes_[done.slot];
+  probe.fd = done.fd;
+  probe.started_us = done.started_us;
+  if (probe.job->ended()) {
+    Abandon(probe);
+    return;
   }
-  if (ClassifyConnectErrno(error_number, false) == ConnectOutcome::kPending) {
+  if (done.fd < 0) {
+    OnConnectResult(probe, done.error_number, false, "socket");
+    return;
+  }
+  probe.phase = Phase::kConnecting;
+  if (fd_ceiling_ < budget_ && probe.started_us - last_emfile_us_ > kEmfileCalmUs) fd_ceiling_++;
+  if (ClassifyConnectErrno(done.error_number, false) == ConnectOutcome::kPending) {
     if (!Watch(probe, EPOLL_CTL_ADD, EPOLLOUT)) {
       RetryLater(probe, errno);
       return;
     }
-    // First look at the shortest timeout there can be; the timeout that
+    // A canary is late (lost) after a short, RTT-based wait. A port probe's
+    // first look is at the shortest timeout there can be; the timeout that
     // applies is decided then, from the RTT measured by that time.
-    ArmTimer(probe, probe.started_us + spec.timeouts.min_us);
+    const TimeoutBounds& timeouts = probe.job->spec().timeouts;
+    int64_t wait = probe.canary ? probe.job->target->CanaryLateUs(timeouts) : timeouts.min_us;
+    ArmTimer(probe, probe.started_us + wait);
     return;
   }
-  OnConnectResult(probe, error_number, false, "connect");
+  OnConnectResult(probe, done.error_number, false, "connect");
+}
+
+void Engine::Abandon(Probe& probe) {
+  if (probe.canary) probe.job->target->ledger.Void(probe.canary_seq);
+  LeaveConnecting(probe);
+  CloseProbe(probe);
 }
 
 void Engine::HandleEvent(uint64_t token, uint32_t events) {
@@ -285,6 +383,7 @@ void Engine::HandleEvent(uint64_t token, uint32_t events) {
       OnReadable(probe);
       break;
     case Phase::kFree:
+    case Phase::kLaunching:
     case Phase::kAnswered:
       break;
   }
@@ -295,36 +394,43 @@ void Engine::OnConnectResult(Probe& probe, int error_number, bool from_network,
   ScanJob& job = *probe.job;
   TargetState& target = *job.target;
   ConnectOutcome outcome = ClassifyConnectErrno(error_number, from_network);
+  if (outcome == ConnectOutcome::kClosed && RefusedByIcmp(probe.fd)) {
+    outcome = ConnectOutcome::kFiltered;  // an ICMP port unreachable: a REJECT
+  }
+  if (outcome == ConnectOutcome::kOpen && IsSelfConnect(probe)) {
+    // Our own ephemeral port met itself (loopback): nothing learnt.
+    RetryLater(probe, EADDRINUSE);
+    return;
+  }
   bool answered = outcome == ConnectOutcome::kOpen || outcome == ConnectOutcome::kClosed ||
                   outcome == ConnectOutcome::kFiltered;
+  int64_t now = NowUs();
   if (answered) {
-    if (outcome == ConnectOutcome::kOpen && IsSelfConnect(probe)) {
-      // Our own ephemeral port met itself (loopback): nothing learnt.
-      RetryLater(probe, EADDRINUSE);
-      return;
-    }
-    int64_t now = NowUs();
-    if (probe.attempt == 0) {
-      target.rtt.AddSample(now - probe.started_us);
-      target.window.OnAnswer();
-    } else {
-      // The first try went unanswered but the retry was answered: loss.
-      target.window.OnLoss(now, target.rtt.TimeoutUs(job.spec().timeouts));
-    }
+    if (now - probe.started_us < kMaxRttSampleUs) target.rtt.AddSample(now - probe.started_us);
     LeaveConnecting(probe);
+  }
+  if (probe.canary) {
+    OnCanaryResult(probe, outcome);
+    return;
+  }
+  if (answered && outcome != ConnectOutcome::kFiltered && job.silences(probe.index) > 0) {
+    // An earlier probe of this port went unanswered, so it was dropped.
+    target.losses.Record(job.silence_rate(probe.index), now);
   }
   switch (outcome) {
     case ConnectOutcome::kOpen:
+      target.LearnOpen(probe.port);
       BeginBanner(probe);
       return;
     case ConnectOutcome::kClosed:
+      target.LearnClosed(probe.port);
       Resolve(probe, PortState::kClosed);
       return;
     case ConnectOutcome::kFiltered:
       Resolve(probe, PortState::kFiltered);
       return;
     case ConnectOutcome::kTimedOut:
-      OnConnectTimeout(probe);
+      OnConnectTimeout(probe, false);  // the kernel gave up: long past any canary
       return;
     case ConnectOutcome::kRetryLater:
     case ConnectOutcome::kPending:
@@ -336,13 +442,66 @@ void Engine::OnConnectResult(Probe& probe, int error_number, bool from_network,
   }
 }
 
-void Engine::OnConnectTimeout(Probe& probe) {
+void Engine::OnCanaryResult(Probe& probe, ConnectOutcome outcome) {
+  TargetState& target = *probe.job->target;
+  switch (outcome) {
+    case ConnectOutcome::kOpen: {
+      linger reset{1, 0};  // no TIME_WAIT, and the service sees a reset at once
+      setsockopt(probe.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+      target.ledger.Answer(probe.canary_seq);
+      break;
+    }
+    case ConnectOutcome::kClosed:
+    case ConnectOutcome::kFiltered:
+      target.ledger.Answer(probe.canary_seq);
+      break;
+    case ConnectOutcome::kTimedOut:
+      OnCanaryLate(probe);
+      return;
+    case ConnectOutcome::kRetryLater:
+    case ConnectOutcome::kPending:
+    case ConnectOutcome::kFatal:
+      RetryLater(probe, EAGAIN);
+      return;
+  }
+  CloseProbe(probe);
+}
+
+void Engine::OnCanaryLate(Probe& probe) {
+  stat_canaries_lost_.fetch_add(1, std::memory_order_relaxed);
+  probe.job->target->CanaryLost(probe.canary_seq, NowUs());
   LeaveConnecting(probe);
-  if (probe.attempt == 0) {
-    probe.job->Retry(probe.index);
-    CloseProbe(probe);
-  } else {
+  CloseProbe(probe);
+}
+
+void Engine::OnSilence(Probe& probe, int64_t now) {
+  TargetState& target = *probe.job->target;
+  CanaryLedger::Verdict verdict = target.JudgeSilence(probe.canary_seq, probe.rate);
+  if (verdict != CanaryLedger::Verdict::kUndecided) {
+    OnConnectTimeout(probe, verdict == CanaryLedger::Verdict::kAnswered);
+    return;
+  }
+  // Keep listening: an answer may still come, and the canaries around this
+  // probe will say whether its silence counts.
+  if (!probe.awaiting_canaries) {
+    probe.awaiting_canaries = true;
+    target.awaiting_canaries++;
+  }
+  ArmTimer(probe, now + kVerdictRecheckUs);
+}
+
+void Engine::OnConnectTimeout(Probe& probe, bool clean) {
+  LeaveConnecting(probe);
+  ScanJob& job = *probe.job;
+  const TargetState& target = *job.target;
+  job.RecordSilence(probe.index, clean, probe.rate);
+  bool filtered = job.clean_silences(probe.index) >= kCleanSilences ||
+                  (!target.has_canary() && job.silences(probe.index) >= kSilentHostTries);
+  if (filtered) {
     Resolve(probe, PortState::kFiltered);
+  } else {
+    job.Reprobe(probe.index);
+    CloseProbe(probe);
   }
 }
 
@@ -411,20 +570,26 @@ void Engine::RetryLater(Probe& probe, int error_number) {
   backoff_until_us_ = now + kBackoffUs;
   stat_local_retries_.fetch_add(1, std::memory_order_relaxed);
   LeaveConnecting(probe);
-  probe.job->PutBack(ScanJob::Work{probe.index, probe.attempt});
+  if (probe.canary) {
+    probe.job->target->ledger.Void(probe.canary_seq);
+  } else {
+    probe.job->PutBack(ScanJob::Work{probe.index});
+  }
   CloseProbe(probe);
 }
 
 void Engine::EndJob(ScanJob& job, ScanStatus status, int error_number, const char* syscall) {
   if (job.ended()) return;
   for (Probe& probe : probes_) {
-    if (probe.phase == Phase::kFree || probe.job != &job) continue;
+    // A launching probe is closed when its worker hands it back.
+    if (probe.phase == Phase::kFree || probe.phase == Phase::kLaunching || probe.job != &job) {
+      continue;
+    }
     if (probe.phase >= Phase::kAwaitBanner && status == ScanStatus::kIncomplete) {
       // Found open, banner not read yet: still a finding.
       job.Resolve(probe.index, PortState::kOpen, nullptr);
     }
-    LeaveConnecting(probe);
-    CloseProbe(probe);
+    Abandon(probe);
   }
   job.Finish(status, NowUs(), error_number, syscall);
   // Counted down before the end event leaves, so a caller that saw the end
@@ -446,12 +611,16 @@ void Engine::ExpireTimers(int64_t now) {
         HandleEvent(Token(timer.slot, timer.gen), events);
         continue;
       }
+      if (probe.canary) {
+        OnCanaryLate(probe);
+        continue;
+      }
       const ScanSpec& spec = probe.job->spec();
       int64_t deadline = probe.started_us + probe.job->target->rtt.TimeoutUs(spec.timeouts);
       if (deadline > now) {
         ArmTimer(probe, deadline);
       } else {
-        OnConnectTimeout(probe);
+        OnSilence(probe, now);
       }
     } else {
       pollfd check{probe.fd, POLLIN, 0};
@@ -472,7 +641,8 @@ void Engine::EnforceBudgets(int64_t now) {
 
 void Engine::FlushJobs() {
   for (size_t i = 0; i < jobs_.size();) {
-    if (jobs_[i]->Flush(*sink_)) {
+    // Dropped once its end is delivered and no worker holds one of its probes.
+    if (jobs_[i]->Flush(*sink_) && jobs_[i]->in_flight == 0) {
       Detach(i);
     } else {
       ++i;
@@ -480,7 +650,7 @@ void Engine::FlushJobs() {
   }
 }
 
-int Engine::WaitTimeoutMs(int64_t now, bool more_to_launch) const {
+int64_t Engine::WaitTimeoutUs(int64_t now, bool more_to_launch) const {
   if (more_to_launch) return 0;
   int64_t wake = INT64_MAX;
   if (!timers_.empty()) wake = timers_.top().deadline_us;
@@ -488,12 +658,30 @@ int Engine::WaitTimeoutMs(int64_t now, bool more_to_launch) const {
   for (const auto& job : jobs_) {
     if (job->HasUndelivered()) wake = std::min(wake, now + 1000);  // sink was full
     if (!job->ended()) wake = std::min(wake, job->deadline_us());
-    waiting_work = waiting_work || job->CanLaunch();
+    const TargetState& target = *job->target;
+    if (!job->CanLaunch(target.CanJudgeSilence())) continue;
+    waiting_work = true;
+    if (target.connecting < options_.per_target_in_flight) {
+      wake = std::min(wake, target.pacer.NextTokenUs(now, target.ceiling()));
+    }
   }
   if (waiting_work && backoff_until_us_ > now) wake = std::min(wake, backoff_until_us_);
   if (wake == INT64_MAX) return -1;
-  int64_t ms = (wake - now + 999) / 1000;
-  return static_cast<int>(std::clamp<int64_t>(ms, 0, 60000));
+  return std::clamp<int64_t>(wake - now, 0, 60000000);
+}
+
+int Engine::Wait(epoll_event* events, int max_events, int64_t timeout_us) {
+#ifdef SYS_epoll_pwait2
+  // Microsecond waits: pacing at thousands of connects per second needs them.
+  if (timeout_us >= 0) {
+    timespec timeout{static_cast<time_t>(timeout_us / 1000000),
+                     static_cast<long>(timeout_us % 1000000) * 1000};
+    long n = syscall(SYS_epoll_pwait2, epoll_fd_, events, max_events, &timeout, nullptr, 0);
+    if (n >= 0 || errno != ENOSYS) return static_cast<int>(n);
+  }
+#endif
+  int ms = timeout_us < 0 ? -1 : static_cast<int>((timeout_us + 999) / 1000);
+  return epoll_wait(epoll_fd_, events, max_events, ms);
 }
 
 void Engine::ArmTimer(Probe& probe, int64_t deadline_us) {
@@ -508,12 +696,16 @@ bool Engine::Watch(Probe& probe, int op, uint32_t events) {
 }
 
 void Engine::LeaveConnecting(Probe& probe) {
-  if (probe.phase != Phase::kConnecting) return;
+  if (probe.phase != Phase::kConnecting && probe.phase != Phase::kLaunching) return;
   probe.job->target->connecting--;
   probe.phase = Phase::kAnswered;
 }
 
 void Engine::CloseProbe(Probe& probe) {
+  if (probe.awaiting_canaries) {
+    probe.job->target->awaiting_canaries--;
+    probe.awaiting_canaries = false;
+  }
   if (probe.fd >= 0) close(probe.fd);  // also leaves the epoll set
   probe.fd = -1;
   probe.job->in_flight--;
@@ -529,7 +721,7 @@ bool Engine::IsSelfConnect(const Probe& probe) const {
   socklen_t length = sizeof local;
   if (getsockname(probe.fd, reinterpret_cast<sockaddr*>(&local), &length) != 0) return false;
   const ScanSpec& spec = probe.job->spec();
-  uint16_t port = htons(spec.ports[probe.index]);
+  uint16_t port = htons(probe.port);
   if (local.ss_family != spec.target.ss_family) return false;
   if (local.ss_family == AF_INET) {
     const auto* mine = reinterpret_cast<const sockaddr_in*>(&local);

@@ -1,9 +1,14 @@
 // The scanning engine: one background thread, one epoll set, an eventfd to
 // wake or stop it. Every scan of the process shares it: a global socket
-// budget (from RLIMIT_NOFILE) and a per-target budget, filled round-robin so
-// parallel scans slow down fairly. Public methods may be called from any
-// thread; everything else runs on the engine thread.
+// budget (from RLIMIT_NOFILE), and per target a socket budget and a paced
+// rate with canary probes (target_state.h), filled round-robin so parallel
+// scans slow down fairly. A silent port is filtered only after two silences
+// that canaries show the host was answering around, sent below any rate at
+// which it dropped probes. Public methods may be called from any thread;
+// everything else runs on the engine thread.
 #pragma once
+
+#include <sys/epoll.h>
 
 #include <atomic>
 #include <cstdint>
@@ -15,6 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "connect_outcome.h"
+#include "connect_workers.h"
 #include "scan_event.h"
 #include "scan_job.h"
 #include "scan_spec.h"
@@ -24,8 +31,9 @@ namespace selfscan {
 
 struct EngineOptions {
   int max_in_flight = 0;           // sockets at once; 0 = from RLIMIT_NOFILE
-  int per_target_in_flight = 2048; // connects outstanding to one address
-  int initial_window = 512;        // first congestion window per target
+  int per_target_in_flight = 4096; // connects outstanding to one address
+  int initial_rate = 2000;         // connects/s to a new target, before slow start
+  int connect_threads = -1;        // threads beside the engine's that run connects; -1 = cores - 1
 };
 
 struct EngineStats {
@@ -34,6 +42,8 @@ struct EngineStats {
   int in_flight;
   int scans;  // started and not yet ended
   uint64_t local_retries;  // probes put back after a local error (EMFILE...)
+  uint64_t canaries;       // canary probes sent
+  uint64_t canaries_lost;  // canaries that went unanswered (drops seen)
 };
 
 class Engine {
@@ -52,14 +62,20 @@ class Engine {
  private:
   // kAnswered: the handshake is over, the probe is about to be closed or to
   // read a banner; it no longer counts against the target's window.
-  enum class Phase : uint8_t { kFree, kConnecting, kAnswered, kAwaitBanner, kAwaitHttp };
+  // kLaunching: a connect worker has the order; the probe is not ours to
+  // touch until it comes back.
+  enum class Phase : uint8_t { kFree, kLaunching, kConnecting, kAnswered, kAwaitBanner, kAwaitHttp };
   struct Probe {
     int fd = -1;
     uint32_t gen = 0;
     Phase phase = Phase::kFree;
-    ScanJob* job = nullptr;
-    uint32_t index = 0;
-    uint8_t attempt = 0;
+    bool canary = false;
+    bool awaiting_canaries = false;  // silent; its verdict waits for canaries
+    uint16_t port = 0;
+    ScanJob* job = nullptr;   // a canary belongs to the scan that sent it
+    uint32_t index = 0;       // into the job's ports (not for a canary)
+    uint32_t canary_seq = 0;  // a canary's number; a port probe's next canary
+    double rate = 0;          // the target's pace at launch, connects/s
     int64_t started_us = 0;
   };
   struct Timer {
@@ -80,16 +96,27 @@ class Engine {
   void Attach(std::unique_ptr<ScanJob> job);
   void Detach(size_t position);
 
-  bool FillSlots(int64_t now);
-  void Launch(ScanJob& job);
+  void PrepareTargets(int64_t now);
+  bool FillSlots();
+  Probe& TakeSlot(ScanJob& job, int64_t now);
+  void Launch(ScanJob& job, int64_t now);
+  void LaunchCanary(ScanJob& job, int64_t now);
+  void Connect(Probe& probe);
+  void CollectLaunches();
+  void OnLaunched(const ConnectDone& done);
+  void Abandon(Probe& probe);
   void HandleEvent(uint64_t token, uint32_t events);
   void ExpireTimers(int64_t now);
   void EnforceBudgets(int64_t now);
   void FlushJobs();
-  int WaitTimeoutMs(int64_t now, bool more_to_launch) const;
+  int64_t WaitTimeoutUs(int64_t now, bool more_to_launch) const;
+  int Wait(epoll_event* events, int max_events, int64_t timeout_us);
 
   void OnConnectResult(Probe& probe, int error_number, bool from_network, const char* syscall);
-  void OnConnectTimeout(Probe& probe);
+  void OnCanaryResult(Probe& probe, ConnectOutcome outcome);
+  void OnCanaryLate(Probe& probe);
+  void OnSilence(Probe& probe, int64_t now);
+  void OnConnectTimeout(Probe& probe, bool clean);
   void OnReadable(Probe& probe);
   void OnBannerTimeout(Probe& probe);
   void BeginBanner(Probe& probe);
@@ -119,6 +146,9 @@ class Engine {
   int64_t backoff_until_us_ = 0;
   int in_flight_ = 0;
 
+  std::unique_ptr<ConnectWorkers> workers_;
+  std::vector<ConnectOrder> to_workers_;
+  std::vector<ConnectDone> launched_;
   std::vector<Probe> probes_;
   std::vector<uint32_t> free_slots_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
@@ -132,6 +162,8 @@ class Engine {
   std::atomic<int> stat_in_flight_{0};
   std::atomic<int> stat_scans_{0};
   std::atomic<uint64_t> stat_local_retries_{0};
+  std::atomic<uint64_t> stat_canaries_{0};
+  std::atomic<uint64_t> stat_canaries_lost_{0};
   std::thread thread_;
 };
 

@@ -16,6 +16,7 @@ ScanJob::ScanJob(uint64_t id, ScanSpec spec, int64_t start_us)
   size_t n = spec_.ports.size();
   total_chunks_ = static_cast<uint32_t>((n + spec_.chunk_size - 1) / spec_.chunk_size);
   states_.assign(n, PortState::kPending);
+  silence_.resize(n);
   chunk_pending_.resize(total_chunks_);
   for (uint32_t c = 0; c < total_chunks_; ++c) chunk_pending_[c] = ChunkSize(c);
   chunk_emitted_.assign(total_chunks_, false);
@@ -26,23 +27,34 @@ uint32_t ScanJob::ChunkSize(uint32_t chunk) const {
   return static_cast<uint32_t>(std::min<size_t>(spec_.chunk_size, spec_.ports.size() - begin));
 }
 
-bool ScanJob::CanLaunch() const {
+bool ScanJob::CanLaunch(bool reprobe_now) const {
   return !ended_ && outbox_.size() < kMaxUndeliveredChunks &&
-         (!urgent_.empty() || cursor_ < spec_.ports.size());
+         (!put_back_.empty() || sweeping() || (reprobe_now && !reprobe_.empty()));
 }
 
-ScanJob::Work ScanJob::Take() {
-  if (!urgent_.empty()) {
-    Work work = urgent_.front();
-    urgent_.pop_front();
-    return work;
+ScanJob::Work ScanJob::Take(bool reprobe_now) {
+  std::deque<Work>* queue = nullptr;
+  if (!put_back_.empty()) {
+    queue = &put_back_;
+  } else if (reprobe_now && !reprobe_.empty()) {
+    queue = &reprobe_;
   }
-  return Work{cursor_++, 0};
+  if (queue == nullptr) return Work{cursor_++};
+  Work work = queue->front();
+  queue->pop_front();
+  return work;
 }
 
-void ScanJob::PutBack(Work work) { urgent_.push_front(work); }
+void ScanJob::PutBack(Work work) { put_back_.push_front(work); }
 
-void ScanJob::Retry(uint32_t index) { urgent_.push_back(Work{index, 1}); }
+void ScanJob::Reprobe(uint32_t index) { reprobe_.push_back(Work{index}); }
+
+void ScanJob::RecordSilence(uint32_t index, bool clean, double rate) {
+  Silence& silence = silence_[index];
+  if (silence.count < UINT8_MAX) ++silence.count;
+  if (clean && silence.clean < UINT8_MAX) ++silence.clean;
+  silence.rate = static_cast<float>(rate);
+}
 
 void ScanJob::Resolve(uint32_t index, PortState state, const std::string* banner) {
   if (ended_ || states_[index] != PortState::kPending) return;

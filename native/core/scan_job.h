@@ -1,7 +1,9 @@
-// One scan's bookkeeping: which ports are still to probe (first attempts and
-// retries), what each port turned out to be, which chunks are finished, and
-// the events waiting to be delivered. It knows nothing of sockets; the
-// engine decides, the job records. Engine thread only (built on the caller's).
+// One scan's bookkeeping: which ports are still to probe (the sweep, ports
+// put back after a local error, silent ports to probe again), how often each
+// port went unanswered and whether those silences count as evidence, what
+// each port turned out to be, which chunks are finished, and the events
+// waiting to be delivered. It knows nothing of sockets; the engine decides,
+// the job records. Engine thread only (built on the caller's).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,6 @@ class ScanJob {
  public:
   struct Work {
     uint32_t index;   // into spec().ports
-    uint8_t attempt;  // 0 = first connect, 1 = the one retry
   };
 
   ScanJob(uint64_t id, ScanSpec spec, int64_t start_us);
@@ -36,11 +37,23 @@ class ScanJob {
     return spec_.budget_us > 0 ? start_us_ + spec_.budget_us : INT64_MAX;
   }
 
-  // Probing queue: retries and put-back ports go first.
-  bool CanLaunch() const;
-  Work Take();
-  void PutBack(Work work);  // a local error: same attempt again
-  void Retry(uint32_t index);
+  // Probing queue: put-back ports first, then the sweep; silent ports are
+  // probed again only when `reprobe_now`: the target is being probed slowly
+  // enough for a silence to count.
+  bool CanLaunch(bool reprobe_now) const;
+  Work Take(bool reprobe_now);
+  bool sweeping() const { return cursor_ < spec_.ports.size(); }
+  void PutBack(Work work);  // a local error: probe it again, nothing learnt
+  void Reprobe(uint32_t index);
+
+  // A silence of port `index`, sent at `rate` connects/s; `clean` when the
+  // canaries around it answered and the rate was below any loss seen.
+  void RecordSilence(uint32_t index, bool clean, double rate);
+  uint8_t silences(uint32_t index) const { return silence_[index].count; }
+  uint8_t clean_silences(uint32_t index) const { return silence_[index].clean; }
+  // The rate of the port's last silence (0 = none): an answer after it
+  // means that probe was dropped.
+  double silence_rate(uint32_t index) const { return silence_[index].rate; }
 
   // Records a port's final state. Emits its chunk when that was the last
   // port of the chunk. A port is decided once; a second call is ignored.
@@ -69,9 +82,17 @@ class ScanJob {
   ScanSpec spec_;
   int64_t start_us_;
   uint32_t total_chunks_;
+  struct Silence {
+    uint8_t count = 0;
+    uint8_t clean = 0;
+    float rate = 0;
+  };
+
   uint32_t cursor_ = 0;
-  std::deque<Work> urgent_;
+  std::deque<Work> put_back_;
+  std::deque<Work> reprobe_;
   std::vector<PortState> states_;
+  std::vector<Silence> silence_;
   std::unordered_map<uint32_t, std::string> banners_;
   std::vector<uint32_t> chunk_pending_;
   std::vector<bool> chunk_emitted_;

@@ -1,20 +1,69 @@
 // What the engine knows of one target address, shared by every scan of it:
-// its RTT, its congestion window and how many connects are outstanding.
-// Engine thread only.
+// its RTT, the pace probes may go at, the canary ports and how the canaries
+// fared, the rates at which it dropped probes, and how many connects are
+// outstanding. From these it judges whether a silence is evidence of a
+// filter. Engine thread only.
 #pragma once
 
-#include "congestion_window.h"
+#include <cstdint>
+#include <vector>
+
+#include "canary_ledger.h"
+#include "loss_history.h"
+#include "pacer.h"
 #include "rtt_estimator.h"
+#include "scan_spec.h"
 
 namespace selfscan {
 
-struct TargetState {
-  TargetState(double initial_window, double window_ceiling)
-      : window(initial_window, window_ceiling) {}
+class TargetState {
+ public:
+  explicit TargetState(double initial_rate) : pacer(initial_rate) {}
+
+  // Called once per engine turn: epoch growth and the verification ceiling.
+  void Prepare(int64_t now_us);
+  // The rate cap in force (connects/s, 0 = none): once every scan is only
+  // re-probing silent ports, they go clearly below the lowest loss rate.
+  double ceiling() const { return ceiling_; }
+  double rate() const { return pacer.Rate(ceiling_); }
+  // Whether re-probes of silent ports may go now (their silence could count).
+  bool CanJudgeSilence() const;
+
+  // Canaries: due after enough probes and time since the last one, when a
+  // port is known to answer.
+  bool CanaryDue(int64_t now_us) const;
+  uint16_t NextCanaryPort();
+  void Launched(bool canary, int64_t now_us);
+  void LearnClosed(uint16_t port);
+  void LearnOpen(uint16_t port);
+  bool has_canary() const { return !closed_ports_.empty() || !open_ports_.empty(); }
+  // How long a canary may take before it counts as lost.
+  int64_t CanaryLateUs(const TimeoutBounds& bounds) const;
+
+  // A canary went unanswered: the host was dropping; slow down.
+  void CanaryLost(uint32_t seq, int64_t now_us);
+  // A silence of a probe launched with `canary_after` at `rate`: clean (it
+  // counts towards filtered), not clean, or undecided until the canaries
+  // around it have come back.
+  CanaryLedger::Verdict JudgeSilence(uint32_t canary_after, double rate) const;
+
   RttEstimator rtt;
-  CongestionWindow window;
-  int connecting = 0;  // probes waiting for the handshake to answer
+  Pacer pacer;
+  CanaryLedger ledger;
+  LossHistory losses;
+  int connecting = 0;     // probes waiting for the handshake to answer
+  int awaiting_canaries = 0;  // silent probes whose verdict waits for canaries
+  bool sweeping = false;  // some scan of it has not finished its first pass
   int scans = 0;       // jobs that point here
+
+ private:
+  double ceiling_ = 0;
+  std::vector<uint16_t> closed_ports_;
+  std::vector<uint16_t> open_ports_;
+  size_t next_canary_ = 0;
+  uint32_t since_canary_ = 0;  // probes launched since the last canary
+  int64_t last_canary_us_ = 0;
+  int64_t last_open_canary_us_ = 0;
 };
 
 }  // namespace selfscan

@@ -18,8 +18,12 @@ export interface NativeScanRequest {
 
 export interface NativeEngineOptions {
   maxInFlight?: number;
+  /** Connects outstanding to one address. Default 4096. */
   perTargetInFlight?: number;
-  initialWindow?: number;
+  /** Connects per second to a new address before slow start. Default 2000. */
+  initialRate?: number;
+  /** Threads beside the engine's that run connect() calls; -1 (default): one per core beyond the first. */
+  connectThreads?: number;
 }
 
 export interface NativeChunkEvent {
@@ -51,6 +55,10 @@ export interface NativeEngineStats {
   scans: number;
   /** Probes put back after a local resource error (EMFILE, EADDRNOTAVAIL...). */
   localRetries: number;
+  /** Canary probes sent: re-probes of ports known to answer, to see drops. */
+  canaries: number;
+  /** Canaries that went unanswered: the host was dropping probes. */
+  canariesLost: number;
 }
 
 export interface NativeBinding {

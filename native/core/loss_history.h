@@ -1,0 +1,31 @@
+// The rates at which this target was seen to drop probes (a canary lost, or
+// a silent port that answered later), and from them the rate below which a
+// silence may count as evidence of a filter. One figure per loss episode,
+// the last few kept, so one stray loss long ago does not slow every later
+// round, while a limiter that keeps dropping near its rate keeps the bar
+// there. Engine thread only.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace selfscan {
+
+class LossHistory {
+ public:
+  // A probe sent at `rate` (connects/s) was dropped; noticed at `now_us`.
+  void Record(double rate, int64_t now_us);
+  // Silences of probes sent above this rate prove nothing; 0 = no loss yet
+  // (any rate is fine).
+  double SafeRate() const;
+  bool any() const { return count_ > 0; }
+
+ private:
+  static constexpr size_t kEpisodes = 8;
+  std::array<double, kEpisodes> rates_{};
+  size_t count_ = 0;  // episodes recorded in all
+  int64_t last_us_ = INT64_MIN / 2;
+};
+
+}  // namespace selfscan

@@ -1,0 +1,68 @@
+#include "pacer.h"
+
+#include <algorithm>
+
+namespace selfscan {
+
+namespace {
+constexpr double kMinRate = 20;          // connects/s; below any real limiter's floor
+constexpr double kMaxBurstUs = 500;      // tokens kept: this long's worth...
+constexpr double kMinBurstTokens = 1;    // ...but always one
+constexpr double kGrowth = 1.01;         // per epoch after the first loss
+constexpr double kDeepestCut = 0.1;      // at most to a tenth in one cut
+constexpr double kShallowestCut = 0.85;  // at least 15% off per loss episode
+constexpr double kGoodputMargin = 0.9;
+}  // namespace
+
+Pacer::Pacer(double initial_rate) : rate_(std::max(initial_rate, kMinRate)) {}
+
+double Pacer::Rate(double ceiling) const {
+  return ceiling > 0 ? std::min(rate_, ceiling) : rate_;
+}
+
+void Pacer::Refill(int64_t now_us, double ceiling) {
+  double rate = Rate(ceiling);
+  double cap = std::max(kMinBurstTokens, rate * kMaxBurstUs / 1e6);
+  if (refilled_us_ == 0) refilled_us_ = now_us;
+  tokens_ = std::min(cap, tokens_ + static_cast<double>(now_us - refilled_us_) * rate / 1e6);
+  refilled_us_ = now_us;
+}
+
+bool Pacer::TryTake(int64_t now_us, double ceiling) {
+  Refill(now_us, ceiling);
+  if (tokens_ < 1) return false;
+  tokens_ -= 1;
+  ++sent_in_epoch_;
+  return true;
+}
+
+int64_t Pacer::NextTokenUs(int64_t now_us, double ceiling) const {
+  if (tokens_ >= 1) return now_us;
+  double missing = 1 - tokens_;
+  return refilled_us_ + static_cast<int64_t>(missing * 1e6 / Rate(ceiling)) + 1;
+}
+
+void Pacer::Tick(int64_t now_us, int64_t epoch_us) {
+  if (epoch_start_us_ == 0) epoch_start_us_ = now_us;
+  int64_t elapsed = now_us - epoch_start_us_;
+  if (elapsed < epoch_us) return;
+  double offered = rate_ * static_cast<double>(elapsed) / 1e6;
+  if (static_cast<double>(sent_in_epoch_) >= offered / 2) {
+    rate_ *= slow_start_ ? 2 : kGrowth;
+  }
+  epoch_start_us_ = now_us;
+  sent_in_epoch_ = 0;
+}
+
+void Pacer::OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double lost_share) {
+  if (sent_us < last_cut_us_) return;
+  double keep = std::clamp((1 - lost_share) * kGoodputMargin, kDeepestCut, kShallowestCut);
+  rate_ = std::max(kMinRate, std::min(rate_, sent_rate) * keep);
+  tokens_ = std::min(tokens_, 1.0);
+  slow_start_ = false;
+  last_cut_us_ = now_us;
+  epoch_start_us_ = now_us;
+  sent_in_epoch_ = 0;
+}
+
+}  // namespace selfscan

@@ -1,0 +1,47 @@
+// How fast probes may go to one target: a rate (connects per second), not
+// only a window, because with a sub-millisecond RTT a window bounds nothing.
+// The rate doubles per epoch until the first loss (slow start), then grows
+// by a percent per epoch; a lost canary cuts it to the measured goodput, as
+// TCP congestion control and masscan/ZMap-style pacing would. Tokens are
+// capped at a fraction of a millisecond's worth, so a stall in the engine
+// loop never turns into a burst that a small-burst limiter would drop.
+// Engine thread only.
+#pragma once
+
+#include <cstdint>
+
+namespace selfscan {
+
+class Pacer {
+ public:
+  explicit Pacer(double initial_rate);
+
+  // Takes a token if one is there under `ceiling` (connects/s, 0 = none).
+  bool TryTake(int64_t now_us, double ceiling);
+  // When the next token is due under `ceiling`.
+  int64_t NextTokenUs(int64_t now_us, double ceiling) const;
+  // The rate probes go at now under `ceiling`: what a send is labelled with.
+  double Rate(double ceiling) const;
+
+  // Grows the rate once per epoch, only while the target used what it was
+  // given (an application-limited target learns nothing about the network).
+  void Tick(int64_t now_us, int64_t epoch_us);
+  // A canary sent at `sent_us` at `sent_rate` went unanswered; `lost_share`
+  // is the recent share of canaries lost. One cut per loss episode: losses
+  // of probes sent before the last cut were already answered by it.
+  void OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double lost_share);
+  bool slow_start() const { return slow_start_; }
+
+ private:
+  void Refill(int64_t now_us, double ceiling);
+
+  double rate_;
+  double tokens_ = 1;
+  int64_t refilled_us_ = 0;
+  bool slow_start_ = true;
+  int64_t epoch_start_us_ = 0;
+  uint64_t sent_in_epoch_ = 0;
+  int64_t last_cut_us_ = INT64_MIN / 2;
+};
+
+}  // namespace selfscan

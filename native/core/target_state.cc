@@ -1,0 +1,92 @@
+#include "target_state.h"
+
+#include <algorithm>
+
+namespace selfscan {
+
+namespace {
+// A canary after at least this many probes and this much time: about one
+// probe in eight at modest rates, fewer at high rates.
+constexpr uint32_t kCanaryEvery = 8;
+constexpr int64_t kCanaryGapUs = 250;
+// Silent probes waiting for canaries get them this often, work or not.
+constexpr int64_t kAwaitedCanaryGapUs = 2000;
+// Open ports are real services: probe them as canaries sparingly, and only
+// when no closed port is known.
+constexpr int64_t kOpenCanaryGapUs = 2000;
+constexpr size_t kPortsKept = 8;
+// A canary is late (lost) after twice the plausible RTT, at least this.
+constexpr int64_t kCanaryLateFloorUs = 10000;
+// Growth epochs: twice the RTT, at least this.
+constexpr int64_t kEpochFloorUs = 5000;
+// Re-probes of silent ports, once the sweep is over, go at this share of
+// the rate below which silences count.
+constexpr double kVerifyShare = 0.8;
+
+void Remember(std::vector<uint16_t>& ports, uint16_t port) {
+  if (std::find(ports.begin(), ports.end(), port) != ports.end()) return;
+  if (ports.size() == kPortsKept) ports.erase(ports.begin());
+  ports.push_back(port);
+}
+}  // namespace
+
+void TargetState::Prepare(int64_t now_us) {
+  int64_t epoch = rtt.HasSamples() ? std::max(kEpochFloorUs, 2 * rtt.UnboundedTimeoutUs())
+                                   : kEpochFloorUs;
+  pacer.Tick(now_us, epoch);
+  double safe = losses.SafeRate();
+  ceiling_ = !sweeping && safe > 0 ? kVerifyShare * safe : 0;
+}
+
+bool TargetState::CanJudgeSilence() const {
+  double safe = losses.SafeRate();
+  return safe == 0 || rate() <= safe;
+}
+
+bool TargetState::CanaryDue(int64_t now_us) const {
+  bool due = since_canary_ >= kCanaryEvery ||
+             (awaiting_canaries > 0 && now_us - last_canary_us_ >= kAwaitedCanaryGapUs);
+  if (!due || now_us - last_canary_us_ < kCanaryGapUs) return false;
+  if (!closed_ports_.empty()) return true;
+  return !open_ports_.empty() && now_us - last_open_canary_us_ >= kOpenCanaryGapUs;
+}
+
+uint16_t TargetState::NextCanaryPort() {
+  const std::vector<uint16_t>& ports = closed_ports_.empty() ? open_ports_ : closed_ports_;
+  return ports[next_canary_++ % ports.size()];
+}
+
+void TargetState::Launched(bool canary, int64_t now_us) {
+  if (!canary) {
+    ++since_canary_;
+    return;
+  }
+  since_canary_ = 0;
+  last_canary_us_ = now_us;
+  if (closed_ports_.empty()) last_open_canary_us_ = now_us;
+}
+
+void TargetState::LearnClosed(uint16_t port) { Remember(closed_ports_, port); }
+
+void TargetState::LearnOpen(uint16_t port) { Remember(open_ports_, port); }
+
+int64_t TargetState::CanaryLateUs(const TimeoutBounds& bounds) const {
+  int64_t late = rtt.HasSamples() ? std::max(kCanaryLateFloorUs, 2 * rtt.UnboundedTimeoutUs())
+                                  : bounds.initial_us;
+  return std::min(late, rtt.TimeoutUs(bounds));
+}
+
+void TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
+  ledger.Lose(seq);
+  double sent_rate = ledger.rate(seq);
+  losses.Record(sent_rate, now_us);
+  pacer.OnLoss(ledger.sent_us(seq), sent_rate, now_us, ledger.lost_share());
+}
+
+CanaryLedger::Verdict TargetState::JudgeSilence(uint32_t canary_after, double rate) const {
+  double safe = losses.SafeRate();
+  if (safe > 0 && rate > safe) return CanaryLedger::Verdict::kNotAnswered;
+  return ledger.Brackets(canary_after);
+}
+
+}  // namespace selfscan
