@@ -1,6 +1,7 @@
 #include "connect_workers.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <algorithm>
 #include <unistd.h>
 
@@ -18,14 +19,33 @@ constexpr size_t kBatch = 16;
 ConnectDone RunConnectOrder(const ConnectOrder& order) {
   int family = order.address.ss_family;
   int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return ConnectDone{order.slot, order.gen, -1, errno, NowUs()};
+  if (fd < 0) return ConnectDone{order.slot, order.gen, -1, errno, NowUs(), false, false};
   KeepIcmpErrors(fd, family);
   int64_t started = NowUs();
   int error_number = 0;
   if (connect(fd, reinterpret_cast<const sockaddr*>(&order.address), order.length) != 0) {
     error_number = errno;
   }
-  return ConnectDone{order.slot, order.gen, fd, error_number, started};
+  if (error_number == EINPROGRESS) {
+    // Already answered? Then the engine needs no epoll registration for it.
+    pollfd check{fd, POLLOUT, 0};
+    if (poll(&check, 1, 0) == 1 && check.revents != 0) {
+      socklen_t length = sizeof error_number;
+      if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error_number, &length) != 0) {
+        error_number = errno;
+      } else if (error_number == 0 && !(check.revents & POLLOUT)) {
+        error_number = EAGAIN;  // woken without a verdict: try the port again
+      }
+      ConnectDone done{order.slot, order.gen, fd, error_number, started, true, false};
+      if (error_number == ECONNREFUSED) {
+        done.icmp = RefusedByIcmp(fd);
+        close(fd);
+        done.fd = -1;
+      }
+      return done;
+    }
+  }
+  return ConnectDone{order.slot, order.gen, fd, error_number, started, false, false};
 }
 
 ConnectWorkers::ConnectWorkers(int count, int wake_fd) : wake_fd_(wake_fd) {

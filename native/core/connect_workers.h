@@ -26,13 +26,18 @@ struct ConnectOrder {
   socklen_t length;
 };
 
-// How the launch went: the socket (or -1) and connect()'s errno.
+// How the launch went: the socket (or -1) and connect()'s errno, or, when
+// the host's answer was already in by the time connect() returned (on a
+// nearby host it is processed within the call), the socket's error. A
+// refused socket is closed right there and comes back as fd -1.
 struct ConnectDone {
   uint32_t slot;
   uint32_t gen;
   int fd;
-  int error_number;     // of socket() when fd < 0, else of connect()
+  int error_number;     // of socket() when not answered and fd < 0, else of connect() or SO_ERROR
   int64_t started_us;   // when connect() was called
+  bool answered;        // error_number is SO_ERROR after the network answered
+  bool icmp;            // answered ECONNREFUSED by an ICMP port unreachable
 };
 
 // Runs one order on the calling thread.

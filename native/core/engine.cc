@@ -48,7 +48,7 @@ constexpr uint8_t kCleanSilences = 2;
 constexpr uint8_t kSilentHostTries = 3;
 // Connect orders waiting per worker, and handed over in batches this big;
 // what does not fit, the engine thread connects itself.
-constexpr int kOrdersPerWorker = 32;
+constexpr int kOrdersPerWorker = 128;
 constexpr size_t kOrdersPerSubmit = 8;
 // How often a silent probe waiting for its canaries looks again.
 constexpr int64_t kVerdictRecheckUs = 1000;
@@ -332,12 +332,16 @@ void Engine::OnLaunched(const ConnectDone& done) {
     Abandon(probe);
     return;
   }
-  if (done.fd < 0) {
+  if (done.fd < 0 && !done.answered) {
     OnConnectResult(probe, done.error_number, false, "socket");
     return;
   }
   probe.phase = Phase::kConnecting;
   if (fd_ceiling_ < budget_ && probe.started_us - last_emfile_us_ > kEmfileCalmUs) fd_ceiling_++;
+  if (done.answered) {
+    OnConnectResult(probe, done.error_number, true, "connect", done.icmp);
+    return;
+  }
   if (ClassifyConnectErrno(done.error_number, false) == ConnectOutcome::kPending) {
     if (!Watch(probe, EPOLL_CTL_ADD, EPOLLOUT)) {
       RetryLater(probe, errno);
@@ -390,11 +394,11 @@ void Engine::HandleEvent(uint64_t token, uint32_t events) {
 }
 
 void Engine::OnConnectResult(Probe& probe, int error_number, bool from_network,
-                             const char* syscall) {
+                             const char* syscall, bool icmp) {
   ScanJob& job = *probe.job;
   TargetState& target = *job.target;
   ConnectOutcome outcome = ClassifyConnectErrno(error_number, from_network);
-  if (outcome == ConnectOutcome::kClosed && RefusedByIcmp(probe.fd)) {
+  if (outcome == ConnectOutcome::kClosed && (icmp || (probe.fd >= 0 && RefusedByIcmp(probe.fd)))) {
     outcome = ConnectOutcome::kFiltered;  // an ICMP port unreachable: a REJECT
   }
   if (outcome == ConnectOutcome::kOpen && IsSelfConnect(probe)) {
@@ -508,7 +512,8 @@ void Engine::OnConnectTimeout(Probe& probe, bool clean) {
 void Engine::BeginBanner(Probe& probe) {
   const ScanSpec& spec = probe.job->spec();
   probe.gen++;  // the connect timer still queued must not end the banner read
-  if (!spec.banners || !Watch(probe, EPOLL_CTL_MOD, EPOLLIN | EPOLLRDHUP)) {
+  int op = probe.watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if (!spec.banners || !Watch(probe, op, EPOLLIN | EPOLLRDHUP)) {
     FinishOpen(probe, nullptr);
     return;
   }
@@ -641,8 +646,7 @@ void Engine::EnforceBudgets(int64_t now) {
 
 void Engine::FlushJobs() {
   for (size_t i = 0; i < jobs_.size();) {
-    // Dropped once its end is delivered and no worker holds one of its probes.
-    if (jobs_[i]->Flush(*sink_) && jobs_[i]->in_flight == 0) {
+    if (jobs_[i]->Flush(*sink_)) {
       Detach(i);
     } else {
       ++i;
@@ -692,7 +696,9 @@ bool Engine::Watch(Probe& probe, int op, uint32_t events) {
   epoll_event ev{};
   ev.events = events;
   ev.data.u64 = Token(SlotOf(probe), probe.gen);
-  return epoll_ctl(epoll_fd_, op, probe.fd, &ev) == 0;
+  if (epoll_ctl(epoll_fd_, op, probe.fd, &ev) != 0) return false;
+  probe.watched = true;
+  return true;
 }
 
 void Engine::LeaveConnecting(Probe& probe) {
@@ -708,6 +714,7 @@ void Engine::CloseProbe(Probe& probe) {
   }
   if (probe.fd >= 0) close(probe.fd);  // also leaves the epoll set
   probe.fd = -1;
+  probe.watched = false;
   probe.job->in_flight--;
   probe.job = nullptr;
   probe.phase = Phase::kFree;

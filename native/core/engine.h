@@ -71,6 +71,7 @@ class Engine {
     Phase phase = Phase::kFree;
     bool canary = false;
     bool awaiting_canaries = false;  // silent; its verdict waits for canaries
+    bool watched = false;            // in the epoll set
     uint16_t port = 0;
     ScanJob* job = nullptr;   // a canary belongs to the scan that sent it
     uint32_t index = 0;       // into the job's ports (not for a canary)
@@ -112,7 +113,9 @@ class Engine {
   int64_t WaitTimeoutUs(int64_t now, bool more_to_launch) const;
   int Wait(epoll_event* events, int max_events, int64_t timeout_us);
 
-  void OnConnectResult(Probe& probe, int error_number, bool from_network, const char* syscall);
+  // `icmp`: a refusal already known to come from ICMP (the socket is gone).
+  void OnConnectResult(Probe& probe, int error_number, bool from_network, const char* syscall,
+                       bool icmp = false);
   void OnCanaryResult(Probe& probe, ConnectOutcome outcome);
   void OnCanaryLate(Probe& probe);
   void OnSilence(Probe& probe, int64_t now);

@@ -123,7 +123,8 @@ bool ScanJob::Flush(EventSink& sink) {
     if (!sink.TryDeliver(outbox_.front())) return false;
     outbox_.pop_front();
   }
-  if (!ended_) return false;
+  // The end waits for the last socket: whoever sees it finds nothing open.
+  if (!ended_ || in_flight > 0) return false;
   if (!end_sent_) {
     auto event = std::make_unique<ScanEvent>();
     event->scan_id = id_;

@@ -66,7 +66,8 @@ class ScanJob {
   bool ended() const { return ended_; }
 
   // Hands queued events to the sink in order; true once the end event has
-  // been delivered and the job can be dropped.
+  // been delivered (after the job's last socket closed) and the job can be
+  // dropped.
   bool Flush(EventSink& sink);
   bool HasUndelivered() const { return !outbox_.empty() || (ended_ && !end_sent_); }
 

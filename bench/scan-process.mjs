@@ -1,0 +1,40 @@
+// One selfscan deep scan in a process of its own, so the benchmark times the
+// whole process as it times nmap's. Plain JavaScript over the tsc build in
+// dist/ (npm run bench:scanner builds it first), so the figure is the
+// scanner's, not a TypeScript loader's start-up:
+//   node bench/scan-process.mjs <ip> [--no-banners] [--budget-ms N]
+// The caller checks the address (bench/allowed-target.ts). Prints one JSON
+// line: a ScanProcessResult (bench/scan-runners.ts).
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+
+import { createScanner } from '../dist/native/scanner.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    'no-banners': { type: 'boolean', default: false },
+    'budget-ms': { type: 'string', default: '0' },
+  },
+});
+const ip = positionals[0];
+if (ip === undefined) throw new Error('usage: scan-process.mjs <ip> [--no-banners] [--budget-ms N]');
+
+const ports = Array.from({ length: 65535 }, (_, i) => i + 1);
+const started = performance.now();
+const summary = await createScanner().scan({
+  ip,
+  ports,
+  banners: !values['no-banners'],
+  budgetMs: Number(values['budget-ms']),
+}).done;
+const result = {
+  status: summary.status,
+  scanMs: performance.now() - started,
+  engineMs: summary.durationMs,
+  open: summary.open.map((p) => p.port),
+  filtered: summary.filtered.map((p) => p.port),
+  closed: summary.closed,
+  portsScanned: summary.portsScanned,
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);

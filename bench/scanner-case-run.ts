@@ -1,0 +1,97 @@
+// Runs one case of the scanner benchmark: creates its netns host, measures
+// its limiter when the goal needs a floor, alternates our deep scan with the
+// anchors for the given number of rounds, and returns the figures as lines.
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { measureLimiter } from '../test/fixtures/limiter-rate.js';
+import { createNetnsHost } from '../test/fixtures/netns-host.js';
+import type { ScannerCase } from './scanner-cases.js';
+import { allExact, attempt, count, describeRuns, medianMs, seconds, verdict, type Attempt } from './scanner-figures.js';
+import { runNmap, runOurs, runSweep } from './scan-runners.js';
+import { DEFAULT_TIMEOUT_MS, DEFAULT_WINDOW } from './fixed-batch-sweep.js';
+
+export interface CaseSettings {
+  runs: number;
+  quick: boolean;
+  /** Progress as it happens (the case's figures come back at the end). */
+  log: (line: string) => void;
+}
+
+/** A figure and its sub-lines (markdown list items without the dash). */
+export interface CaseFigures {
+  title: string;
+  lines: string[];
+}
+
+const NMAP_LABEL = 'nmap -sT -p- -n -Pn -T4';
+const SWEEP_LABEL = `fixed-batch sweep (${count(DEFAULT_WINDOW)} connects in flight, ${DEFAULT_TIMEOUT_MS / 1000} s timeout, no retries)`;
+
+export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings): Promise<CaseFigures> {
+  const host = await createNetnsHost(c.host);
+  try {
+    const truth = (port: number) => host.stateOf(port);
+    const lines: string[] = [];
+    log(`${c.key}: ${host.ipv4} (${host.name}), ${c.title}`);
+
+    let floorMs = Number.NaN;
+    if (c.goal.kind === 'floor') {
+      const m = await measureLimiter(host, c.goal.chain);
+      floorMs = (c.goal.packets / m.passedPerSecond) * 1000;
+      lines.push(
+        `limiter ${c.goal.chain}: true rate ${count(m.passedPerSecond)}/s (let through while it dropped another ${count(m.droppedPerSecond)}/s; best of two ${seconds(m.windowMs)} windows of flooding); ` +
+          `floor ${count(c.goal.packets)} packets ÷ ${count(m.passedPerSecond)}/s = ${seconds(floorMs)}: ${c.goal.packetsWhy}`,
+      );
+      log(`  ${lines.at(-1)}`);
+      await sleep(1000); // let the bucket refill before the first scan
+    }
+
+    const logged = lines.length; // the limiter line is out already
+    const ours: Attempt[] = [];
+    const nmap: Attempt[] = [];
+    const sweep: Attempt[] = [];
+    const show = (label: string, a: Attempt): void => {
+      log(`  ${label}: ${'error' in a ? `failed: ${a.error.split('\n')[0]}` : `${seconds(a.ms)}, wrong ${count(a.wrong)}`}`);
+    };
+    for (let round = 0; round < runs; round++) {
+      ours.push(await attempt(() => runOurs(host.ipv4, truth)));
+      show(`round ${round + 1} selfscan`, ours.at(-1)!);
+      if (c.anchors.includes('nmap') && !(quick && c.nmapOnceWhenQuick && round > 0)) {
+        nmap.push(await attempt(() => runNmap(host.ipv4, truth)));
+        show(`round ${round + 1} nmap`, nmap.at(-1)!);
+      }
+      if (c.anchors.includes('sweep')) {
+        sweep.push(await attempt(() => runSweep(host.ipv4, truth)));
+        show(`round ${round + 1} sweep`, sweep.at(-1)!);
+      }
+    }
+
+    const oursMs = medianMs(ours);
+    const exact = allExact(ours);
+    lines.push(`selfscan deep scan: ${describeRuns(ours)}`);
+    const ratioTo = (anchor: readonly Attempt[]): string => (oursMs / medianMs(anchor)).toFixed(2);
+    switch (c.goal.kind) {
+      case 'nmap-ratio': {
+        const ratio = oursMs / medianMs(nmap);
+        lines.push(`ratio selfscan/nmap ${ratio.toFixed(2)} (goal ≤ ${c.goal.max} with identical port states): ${verdict(ratio <= c.goal.max && exact)}`);
+        break;
+      }
+      case 'seconds':
+        lines.push(`selfscan median ${seconds(oursMs)} (goal ≤ ${c.goal.max} s with identical port states): ${verdict(oursMs <= c.goal.max * 1000 && exact)}`);
+        break;
+      case 'floor': {
+        const ratio = oursMs / floorMs;
+        lines.push(`ratio selfscan/floor ${ratio.toFixed(2)} (goal ≤ ${c.goal.max} with identical port states): ${verdict(ratio <= c.goal.max && exact)}`);
+        break;
+      }
+    }
+    if (nmap.length > 0) {
+      const quickNote = nmap.length < runs ? ` (${nmap.length} run: --quick)` : '';
+      lines.push(`${NMAP_LABEL}${quickNote}: ${describeRuns(nmap)}; ratio selfscan/nmap ${ratioTo(nmap)}`);
+    }
+    if (sweep.length > 0) lines.push(`${SWEEP_LABEL}: ${describeRuns(sweep)}; ratio selfscan/sweep ${ratioTo(sweep)}`);
+    for (const line of lines.slice(logged)) log(`  ${line}`);
+    return { title: c.title, lines };
+  } finally {
+    await host.close();
+  }
+}

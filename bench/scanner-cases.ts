@@ -1,0 +1,80 @@
+// The hosts the scanner benchmark scans (issue #13), each a netns fixture
+// with its goal for our deep scan and the anchors run beside it.
+import type { LimiterChain } from '../test/fixtures/limiter-rate.js';
+import type { NetnsHostOptions } from '../test/fixtures/netns-host.js';
+
+/** What our scan of a case must achieve, besides identical port states. */
+export type CaseGoal =
+  /** At most `max` times nmap -sT -p- -T4's median. */
+  | { kind: 'nmap-ratio'; max: number }
+  /** At most `max` seconds. */
+  | { kind: 'seconds'; max: number }
+  /**
+   * At most `max` times the limiter's floor: `packets` (what must pass the
+   * limiter for a complete scan) ÷ the limiter's measured true rate.
+   */
+  | { kind: 'floor'; max: number; chain: LimiterChain; packets: number; packetsWhy: string };
+
+export type Anchor = 'nmap' | 'sweep';
+
+export interface ScannerCase {
+  /** Name for --cases. */
+  key: string;
+  /** One line: the host and its hostile behaviour. */
+  title: string;
+  host: NetnsHostOptions;
+  goal: CaseGoal;
+  anchors: Anchor[];
+  /** With --quick, run nmap only in the first round (on the hostile hosts it takes 1.5 to several minutes a run). */
+  nmapOnceWhenQuick: boolean;
+}
+
+export const SYN_LIMIT = { rate: 5000, burst: 100, scope: 'per-source' } as const;
+export const RST_LIMIT = { rate: 2000, burst: 20 } as const;
+
+export const CASES: readonly ScannerCase[] = [
+  {
+    key: 'friendly',
+    title: 'friendly host: 64,530 closed, 1,000 filtered (iptables DROP of 20000-20999), 5 open',
+    host: {},
+    goal: { kind: 'nmap-ratio', max: 0.5 },
+    anchors: ['nmap'],
+    nmapOnceWhenQuick: false,
+  },
+  {
+    key: 'drop-all-but-four',
+    title: 'all-but-four-dropped host: 4 open (22, 25, 80, 8080), every other SYN dropped (65,531 filtered)',
+    host: { listenerPorts: [22, 25, 80, 8080], dropAllButListeners: true, filtered: null },
+    goal: { kind: 'seconds', max: 8 },
+    anchors: ['nmap', 'sweep'],
+    nmapOnceWhenQuick: true,
+  },
+  {
+    key: 'syn-limited',
+    title: `SYN-limited host: SYNs above ${SYN_LIMIT.rate.toLocaleString('en-US')}/s per source dropped (iptables hashlimit, burst ${SYN_LIMIT.burst}); 64,530 closed, 1,000 filtered, 5 open`,
+    host: { synLimit: { ...SYN_LIMIT } },
+    goal: {
+      kind: 'floor',
+      max: 2,
+      chain: 'SYNLIMIT',
+      packets: 65535,
+      packetsWhy: 'every port needs one SYN through the limiter, which sees all SYNs before any other rule',
+    },
+    anchors: ['nmap'],
+    nmapOnceWhenQuick: true,
+  },
+  {
+    key: 'rst-limited',
+    title: `RST-limited host: RSTs above ${RST_LIMIT.rate.toLocaleString('en-US')}/s dropped (iptables limit, burst ${RST_LIMIT.burst}, all destinations together); 64,530 closed, 1,000 filtered, 5 open`,
+    host: { rstLimit: { ...RST_LIMIT } },
+    goal: {
+      kind: 'floor',
+      max: 2,
+      chain: 'RSTLIMIT',
+      packets: 64530,
+      packetsWhy: 'each closed port must get one RST out through the limiter; open and filtered ports send none',
+    },
+    anchors: ['nmap'],
+    nmapOnceWhenQuick: true,
+  },
+];
