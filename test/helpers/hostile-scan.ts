@@ -11,6 +11,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
+import { expect } from 'vitest';
+
 import type { ScanRequest } from '../../src/native/scan-request.js';
 import type { ScanChunk, ScanSummary, Scanner } from '../../src/native/scanner.js';
 import type { Limit, PortRange } from '../fixtures/netns-firewall.js';
@@ -216,6 +218,30 @@ export function spacer(restMs: number): { rest(): Promise<void>; ended(): void }
       lastEnded = performance.now();
     },
   };
+}
+
+/**
+ * One repetition of a limited host's case: waits for the limiter's bucket to
+ * refill, scans, logs, and expects every port exact, all of them scanned and
+ * the listeners open. Returns the scan for the case's own checks.
+ */
+export async function scanExactly(
+  scanner: Scanner,
+  host: NetnsHost,
+  family: Family,
+  request: Omit<ScanRequest, 'ip'>,
+  label: string,
+  spacing: ReturnType<typeof spacer>,
+): Promise<HostileScan> {
+  await spacing.rest();
+  const scan = await scanHost(scanner, host, family, request, label);
+  spacing.ended();
+  const truth = (port: number) => host.stateOf(port);
+  logScan(scan, truth);
+  expect(verdictOf(scan, truth)).toEqual(EXACT);
+  expect(scan.summary.portsScanned).toBe(request.ports.length);
+  expect(scan.summary.open.map((p) => p.port)).toEqual(host.listeners.map((l) => l.port));
+  return scan;
 }
 
 /** nmap's port specification for a list of ports, as ranges. */

@@ -18,6 +18,7 @@ import {
   portList,
   refillMs,
   REPETITIONS,
+  scanExactly,
   scanHost,
   spacer,
   verdictOf,
@@ -72,14 +73,8 @@ describe.each(CASES)('RST limit $name', ({ name, rstLimit, ports, budgetMs }) =>
     const spacing = spacer(refillMs(rstLimit));
 
     it.each(REPETITIONS)(`gives all ${ports.length} ports their true state (repetition %i)`, async (repetition) => {
-      await spacing.rest();
-      const scan = await scanHost(scanner, host(), family, { ports, budgetMs }, `RST ${name} ${family} #${repetition}`);
-      spacing.ended();
-      const truth = (port: number) => host().stateOf(port);
-      logScan(scan, truth);
-      expect(verdictOf(scan, truth)).toEqual(EXACT);
-      expect(scan.summary.portsScanned).toBe(ports.length);
-      expect(scan.summary.open.map((p) => p.port)).toEqual(host().listeners.map((l) => l.port));
+      const label = `RST ${name} ${family} #${repetition}`;
+      const scan = await scanExactly(scanner, host(), family, { ports, budgetMs }, label, spacing);
       // Every closed port took an RST through the limiter, so an exact scan
       // cannot beat it (10% slack for per-jiffy refills); if one did, the
       // limiter would not bind and the test would prove nothing.

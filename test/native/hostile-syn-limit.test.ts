@@ -9,16 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { createScanner } from '../../src/native/scanner.js';
 import type { HostileOptions } from '../fixtures/netns-firewall.js';
 import {
-  EXACT,
   FAMILIES,
   limiterFloorMs,
-  logScan,
   portList,
   refillMs,
   REPETITIONS,
-  scanHost,
+  scanExactly,
   spacer,
-  verdictOf,
 } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { ALL_PORTS } from '../helpers/scan-compare.js';
@@ -87,14 +84,8 @@ describe.each(CASES)('SYN limit $name', ({ name, synLimit, ports, budgetMs }) =>
     const spacing = spacer(refillMs(synLimit));
 
     it.each(REPETITIONS)(`gives all ${ports.length} ports their true state (repetition %i)`, async (repetition) => {
-      await spacing.rest();
-      const scan = await scanHost(scanner, host(), family, { ports, budgetMs }, `SYN ${name} ${family} #${repetition}`);
-      spacing.ended();
-      const truth = (port: number) => host().stateOf(port);
-      logScan(scan, truth);
-      expect(verdictOf(scan, truth)).toEqual(EXACT);
-      expect(scan.summary.portsScanned).toBe(ports.length);
-      expect(scan.summary.open.map((p) => p.port)).toEqual(host().listeners.map((l) => l.port));
+      const label = `SYN ${name} ${family} #${repetition}`;
+      const scan = await scanExactly(scanner, host(), family, { ports, budgetMs }, label, spacing);
       // Every answer took a SYN through the limiter, so an exact scan cannot
       // beat it (10% slack for per-jiffy refills); if one did, the limiter
       // would not bind and the test would prove nothing.
