@@ -106,3 +106,24 @@ describe.each(CASES)('host that $name', ({ name, options, ports, nmapBlind, rest
     });
   });
 });
+
+describe('host that answers none of the ports scanned', () => {
+  // Every SYN to 1000-1999 is dropped and no listener is among them, so no
+  // port ever answers and there is no canary to vouch for a silence: the
+  // scanner falls back to three silent passes per port.
+  const host = useNetnsHost({ dropAllButListeners: true, filtered: null });
+  const ports = portList([1000, 1999]);
+  const initialMs = 200; // the connect timeout while no RTT is known, i.e. throughout
+
+  describe.each(FAMILIES)('over %s', (family) => {
+    it.each(REPETITIONS)('calls every port filtered after three silent passes (repetition %i)', async (repetition) => {
+      const request = { ports, budgetMs: 30_000, timeouts: { initialMs } };
+      const scan = await scanHost(scanner, host(), family, request, `silent host ${family} #${repetition}`);
+      const truth = (port: number) => host().stateOf(port);
+      logScan(scan, truth);
+      expect(verdictOf(scan, truth)).toEqual(EXACT);
+      expect(scan.summary.filtered).toHaveLength(ports.length);
+      expect(scan.summary.durationMs).toBeGreaterThanOrEqual(3 * initialMs);
+    });
+  });
+});
