@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { assertAllowedTarget } from './allowed-target.js';
+import { assertAllowedTarget } from '../test/fixtures/allowed-target.js';
 
 export const DEFAULT_WINDOW = 4500;
 export const DEFAULT_TIMEOUT_MS = 1500;

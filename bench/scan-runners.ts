@@ -4,12 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import type { ScanStatus } from '../src/native/scanner.js';
+import { assertAllowedTarget } from '../test/fixtures/allowed-target.js';
 import type { PortState } from '../test/fixtures/netns-host.js';
 import { nmapScan } from '../test/fixtures/nmap.js';
 import { mismatches } from '../test/helpers/scan-compare.js';
 import { DEFAULT_WINDOW, type SweepResult } from './fixed-batch-sweep.js';
-import type { ScanStatus } from '../src/native/scanner.js';
-import { assertAllowedTarget } from './allowed-target.js';
 import { lastJsonLine, runTimed } from './timed-child.js';
 
 /** What bench/scan-process.mjs prints. */
