@@ -19,7 +19,6 @@ class LossHistory {
   // Silences of probes sent above this rate prove nothing; 0 = no loss yet
   // (any rate is fine).
   double SafeRate() const;
-  bool any() const { return count_ > 0; }
 
  private:
   static constexpr size_t kEpisodes = 8;

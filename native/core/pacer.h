@@ -30,7 +30,6 @@ class Pacer {
   // is the recent share of canaries lost. One cut per loss episode: losses
   // of probes sent before the last cut were already answered by it.
   void OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double lost_share);
-  bool slow_start() const { return slow_start_; }
 
  private:
   void Refill(int64_t now_us, double ceiling);
