@@ -43,6 +43,13 @@ ConnectOutcome ClassifyConnectErrno(int error_number, bool from_network) {
   }
 }
 
+int ConnectErrorOf(int fd, bool writable) {
+  int error_number = 0;
+  socklen_t length = sizeof error_number;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error_number, &length) != 0) return errno;
+  return error_number == 0 && !writable ? EAGAIN : error_number;
+}
+
 void KeepIcmpErrors(int fd, int family) {
   int on = 1;
   if (family == AF_INET6) {

@@ -20,6 +20,11 @@ enum class ConnectOutcome {
 // they come from the local routing table, which says nothing of the target.
 ConnectOutcome ClassifyConnectErrno(int error_number, bool from_network);
 
+// The errno a connect ended with, read once the socket reported readiness;
+// `writable`: it reported writable. Ready without a verdict reads as EAGAIN
+// (try the port again), never as connected.
+int ConnectErrorOf(int fd, bool writable);
+
 // Asks the kernel to queue the ICMP errors a connect meets (IP_RECVERR),
 // so that a refusal can be told apart from an ICMP port unreachable.
 void KeepIcmpErrors(int fd, int family);

@@ -2,8 +2,9 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <algorithm>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "clock.h"
 #include "connect_outcome.h"
@@ -30,12 +31,7 @@ ConnectDone RunConnectOrder(const ConnectOrder& order) {
     // Already answered? Then the engine needs no epoll registration for it.
     pollfd check{fd, POLLOUT, 0};
     if (poll(&check, 1, 0) == 1 && check.revents != 0) {
-      socklen_t length = sizeof error_number;
-      if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error_number, &length) != 0) {
-        error_number = errno;
-      } else if (error_number == 0 && !(check.revents & POLLOUT)) {
-        error_number = EAGAIN;  // woken without a verdict: try the port again
-      }
+      error_number = ConnectErrorOf(fd, check.revents & POLLOUT);
       ConnectDone done{order.slot, order.gen, fd, error_number, started, true, false};
       if (error_number == ECONNREFUSED) {
         done.icmp = RefusedByIcmp(fd);

@@ -371,17 +371,9 @@ void Engine::HandleEvent(uint64_t token, uint32_t events) {
   Probe& probe = probes_[slot];
   if (probe.gen != gen || probe.fd < 0) return;  // a probe that already ended
   switch (probe.phase) {
-    case Phase::kConnecting: {
-      int error_number = 0;
-      socklen_t length = sizeof error_number;
-      if (getsockopt(probe.fd, SOL_SOCKET, SO_ERROR, &error_number, &length) != 0) {
-        error_number = errno;
-      } else if (error_number == 0 && !(events & EPOLLOUT)) {
-        error_number = EAGAIN;  // woken without a verdict: try the port again
-      }
-      OnConnectResult(probe, error_number, true, "connect");
+    case Phase::kConnecting:
+      OnConnectResult(probe, ConnectErrorOf(probe.fd, events & EPOLLOUT), true, "connect");
       break;
-    }
     case Phase::kAwaitBanner:
     case Phase::kAwaitHttp:
       OnReadable(probe);

@@ -38,9 +38,9 @@ void TargetState::Prepare(int64_t now_us) {
   ceiling_ = !sweeping && safe > 0 ? kVerifyShare * safe : 0;
 }
 
-bool TargetState::CanJudgeSilence() const {
+bool TargetState::UnderSafeRate(double rate) const {
   double safe = losses.SafeRate();
-  return safe == 0 || rate() <= safe;
+  return safe == 0 || rate <= safe;
 }
 
 bool TargetState::CanaryDue(int64_t now_us) const {
@@ -84,8 +84,7 @@ void TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
 }
 
 CanaryLedger::Verdict TargetState::JudgeSilence(uint32_t canary_after, double rate) const {
-  double safe = losses.SafeRate();
-  if (safe > 0 && rate > safe) return CanaryLedger::Verdict::kNotAnswered;
+  if (!UnderSafeRate(rate)) return CanaryLedger::Verdict::kNotAnswered;
   return ledger.Brackets(canary_after);
 }
 

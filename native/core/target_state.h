@@ -27,7 +27,7 @@ class TargetState {
   double ceiling() const { return ceiling_; }
   double rate() const { return pacer.Rate(ceiling_); }
   // Whether re-probes of silent ports may go now (their silence could count).
-  bool CanJudgeSilence() const;
+  bool CanJudgeSilence() const { return UnderSafeRate(rate()); }
 
   // Canaries: due after enough probes and time since the last one, when a
   // port is known to answer.
@@ -57,6 +57,10 @@ class TargetState {
   int scans = 0;       // jobs that point here
 
  private:
+  // Sent at `rate`, a silence can count: no loss seen yet, or below the rate
+  // at which this target dropped probes.
+  bool UnderSafeRate(double rate) const;
+
   double ceiling_ = 0;
   std::vector<uint16_t> closed_ports_;
   std::vector<uint16_t> open_ports_;
