@@ -4,12 +4,8 @@
 // too: a complete chunk decides all of its ports (closed ones by count), a
 // partial chunk only the ports it lists, and its closed count must fit in
 // the truly closed ports it leaves unlisted.
-import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 
 import { expect } from 'vitest';
 
@@ -31,8 +27,6 @@ export const DEFAULT_CHUNK_SIZE = 256;
 
 /** Wrong ports quoted in a verdict; the count covers all of them. */
 const QUOTED_WRONG = 20;
-
-const execFileAsync = promisify(execFile);
 
 /** A sorted list of distinct ports from single ports and inclusive [from, to] ranges. */
 export function portList(...parts: (number | readonly [number, number])[]): number[] {
@@ -272,36 +266,4 @@ export function nmapStatesOnce(host: NetnsHost, family: Family, ports: readonly 
     nmapRuns.set(key, run);
   }
   return run;
-}
-
-/** Packets one of the fixture's limiter chains let through (RETURN) and dropped. */
-export interface LimiterCounts {
-  passed: number;
-  dropped: number;
-}
-
-/** Reads the packet counters of `chain` (SYNLIMIT or RSTLIMIT) in `host`'s namespace. */
-export async function limiterCounts(host: NetnsHost, family: Family, chain: 'SYNLIMIT' | 'RSTLIMIT'): Promise<LimiterCounts> {
-  const tool = executable(family === 'ipv4' ? 'iptables' : 'ip6tables');
-  const { stdout } = await execFileAsync(executable('ip'), ['netns', 'exec', host.name, tool, '-w', '-L', chain, '-v', '-n', '-x'], { encoding: 'utf8' });
-  const count = (target: string): number => {
-    const match = new RegExp(`^\\s*(\\d+)\\s+\\d+\\s+${target}\\b`, 'm').exec(stdout);
-    if (match === null) throw new Error(`no ${target} rule in chain ${chain} of ${host.name}:\n${stdout}`);
-    return Number(match[1]);
-  };
-  return { passed: count('RETURN'), dropped: count('DROP') };
-}
-
-function executable(tool: string): string {
-  // Non-login root shells sometimes lack the sbin directories in PATH.
-  for (const dir of [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/sbin']) {
-    if (dir === '') continue;
-    try {
-      accessSync(join(dir, tool), constants.X_OK);
-      return join(dir, tool);
-    } catch {
-      // not here
-    }
-  }
-  throw new Error(`${tool} not found in PATH or /usr/sbin, /sbin`);
 }

@@ -8,11 +8,11 @@
 import { describe, expect, it } from 'vitest';
 
 import { createScanner } from '../../src/native/scanner.js';
+import { limiterCounts } from '../fixtures/limiter-rate.js';
 import type { Limit } from '../fixtures/netns-firewall.js';
 import {
   EXACT,
   FAMILIES,
-  limiterCounts,
   limiterFloorMs,
   logScan,
   portList,
@@ -95,11 +95,11 @@ describe('RST limit 200/s with a budget too short for it', () => {
 
     it.each(REPETITIONS)('ends incomplete, every port it decided verified (repetition %i)', async (repetition) => {
       await spacing.rest();
-      const before = await limiterCounts(host(), family, 'RSTLIMIT');
+      const before = await limiterCounts(host(), 'RSTLIMIT', family);
       // One port per chunk: each complete chunk names one port's state, closed included.
       const scan = await scanHost(scanner, host(), family, { ports, budgetMs, chunkSize: 1 }, `RST 200/s, ${budgetMs} ms budget, ${family} #${repetition}`);
       spacing.ended();
-      const after = await limiterCounts(host(), family, 'RSTLIMIT');
+      const after = await limiterCounts(host(), 'RSTLIMIT', family);
       const truth = (port: number) => host().stateOf(port);
       logScan(scan, truth);
 
