@@ -14,7 +14,7 @@ import { importBuilt } from './built.js';
 const { DEFAULT_CONFIG } = await importBuilt<typeof import('../src/config.js')>('config.js');
 const { loadUws } = await importBuilt<typeof import('../src/http/uws.js')>('http/uws.js');
 const { createLogger } = await importBuilt<typeof import('../src/log.js')>('log.js');
-const { startServer } = await importBuilt<typeof import('../src/server.js')>('server.js');
+const { startServer } = await importBuilt<typeof import('../src/roles/serve.js')>('roles/serve.js');
 
 const execFileAsync = promisify(execFile);
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import type { ScanStatus } from '../src/native/scanner.js';
+import type { ScanEndStatus } from '../src/native/scanner.js';
 import { assertAllowedTarget } from '../test/fixtures/allowed-target.js';
 import type { PortState } from '../test/fixtures/netns-host.js';
 import { nmapScan } from '../test/fixtures/nmap.js';
@@ -14,7 +14,7 @@ import { lastJsonLine, runTimed } from './timed-child.js';
 
 /** What bench/scan-process.mjs prints. */
 export interface ScanProcessResult {
-  status: ScanStatus;
+  status: ScanEndStatus;
   /** From scan() to its summary, inside the process. */
   scanMs: number;
   /** The engine's own durationMs. */

@@ -3,11 +3,21 @@
 // SIGTERM or SIGINT, then drains scans in flight and exits.
 import { parseArgs } from 'node:util';
 
-import { ConfigError, loadConfig } from './config.js';
+import * as z from 'zod';
+
+import { ConfigError, loadConfig, type Setting, SETTINGS } from './config-sources.js';
 import { createLogger } from './log.js';
 import { runOptOutCommand } from './opt-out-command.js';
-import { startServer } from './server.js';
+import { startServer } from './roles/serve.js';
 import { VERSION } from './version.js';
+
+const FLAG_SETTINGS = SETTINGS.filter((setting) => setting.meta.flag !== undefined);
+const isSwitch = (setting: Setting): boolean => setting.schema instanceof z.ZodBoolean;
+
+function flagHelp(setting: Setting): string {
+  const name = `  ${setting.meta.flag}${isSwitch(setting) ? '' : ` ${setting.path.at(-1)!.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`}`;
+  return `${name.padEnd(29)}${setting.meta.description} (${setting.env})`;
+}
 
 const HELP = `selfscan ${VERSION}: tells a server which of its TCP ports the outside world can reach
 
@@ -21,15 +31,9 @@ Usage:
 The optout commands use the optOutFile of --config FILE (or SELFSCAN_CONFIG)
 unless --file is given.
 
-Options of serve (each also as an environment variable):
-  --host HOST                address to listen on (SELFSCAN_HOST; default 0.0.0.0)
-  --port PORT                port to listen on, 0 for any free one (SELFSCAN_PORT; default 8080)
-  --data-dir DIR             where results are stored (SELFSCAN_DATA_DIR; default ./data)
+Options of serve (every setting also has an environment variable; README lists them all):
+${FLAG_SETTINGS.map(flagHelp).join('\n')}
   --config FILE              JSON config file (SELFSCAN_CONFIG); see README for its keys
-  --allow-private-targets    scan loopback and private callers too: local trials and tests only
-                             (SELFSCAN_ALLOW_PRIVATE_TARGETS=1)
-  --allow-private-callbacks  let webhooks go to loopback and private addresses: local trials and
-                             tests only (SELFSCAN_ALLOW_PRIVATE_CALLBACKS=1)
   -h, --help                 show this help
 `;
 
@@ -38,12 +42,8 @@ function serve(args: string[]): void {
     args,
     strict: true,
     options: {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'data-dir': { type: 'string' },
+      ...Object.fromEntries(FLAG_SETTINGS.map((setting) => [setting.meta.flag!.slice(2), { type: isSwitch(setting) ? 'boolean' : 'string' } as const])),
       config: { type: 'string' },
-      'allow-private-targets': { type: 'boolean' },
-      'allow-private-callbacks': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -51,15 +51,8 @@ function serve(args: string[]): void {
     process.stdout.write(HELP);
     return;
   }
-  const config = loadConfig({
-    host: values.host,
-    port: values.port,
-    dataDir: values['data-dir'],
-    config: values.config,
-    allowPrivateTargets: values['allow-private-targets'],
-    allowPrivateCallbacks: values['allow-private-callbacks'],
-  });
-  const logger = createLogger();
+  const config = loadConfig(values);
+  const logger = createLogger({ level: config.logLevel });
   startServer(config, logger).then(
     (server) => {
       const stop = (signal: string): void => {

@@ -1,14 +1,15 @@
 export { createScanner } from './native/scanner.js';
 export type {
+  FoundPorts,
   Port,
   PortState,
   ScanChunk,
+  ScanEndStatus,
   ScanError,
   ScanHandle,
   Scanner,
   ScannerOptions,
   ScannerStats,
-  ScanStatus,
   ScanSummary,
 } from './native/scanner.js';
 export type { ScanRequest, TimeoutOptions } from './native/scan-request.js';

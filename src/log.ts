@@ -25,5 +25,5 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const fd = typeof options.destination === 'string' ? openSync(options.destination, 'a') : (options.destination ?? 1);
   const lines = new LogLines(pino.destination({ dest: fd, sync: true, minLength: 0, contentMode: 'buffer' }));
   setInterval(() => lines.flush(), FLUSH_INTERVAL_MS).unref();
-  return pino({ name: 'selfscan', level: options.level ?? process.env.SELFSCAN_LOG_LEVEL ?? 'info' }, lines);
+  return pino({ name: 'selfscan', level: options.level ?? 'info' }, lines);
 }

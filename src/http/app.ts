@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 
 import type { Admission } from '../limits/admission.js';
 import { registerMcp } from '../mcp/mcp-endpoint.js';
-import type { ScanManager } from '../scan/scan-manager.js';
+import type { ScanService } from '../scan/scan-service.js';
 import { SCAN_TYPES } from '../scan/scan-types.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { ClientAddressResolver } from './client-address.js';
@@ -16,7 +16,7 @@ import { registerV2 } from './routes-v2.js';
 import { loadUws, type us_listen_socket } from './uws.js';
 
 export interface HttpAppOptions {
-  manager: ScanManager;
+  service: ScanService;
   webhooks: WebhookService;
   admission: Admission;
   /** CIDRs of the proxies in front of the service (X-Forwarded-For). */

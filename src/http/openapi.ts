@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 description of the HTTP interface (interface version
 // 1.0.0), served at GET /openapi.json and used by the tests to check every
 // response the server sends.
-import { FAIL_REASONS, type FailReason } from '../scan/scan-record.js';
+import { FAIL_REASONS, type FailReason } from '../model/scan-record.js';
 import { SCAN_PROFILES, SCAN_TYPES } from '../scan/scan-types.js';
 
 const FAIL_REASON_TEXT: Readonly<Record<FailReason, string>> = {

@@ -1,4 +1,4 @@
-// What every route needs: the app, the scan manager, the abuse controls,
+// What every route needs: the app, the scan service, the abuse controls,
 // and one wrapper that turns a handler into a rate-limited, logged,
 // crash-proof response.
 import type { Logger } from 'pino';
@@ -6,10 +6,10 @@ import type { Logger } from 'pino';
 import type { Admission } from '../limits/admission.js';
 import { guardedStart } from '../limits/guarded-start.js';
 import { Refusal, rateLimitHeaders } from '../limits/refusal.js';
-import { ShuttingDownError, type ScanManager, type StartResult } from '../scan/scan-manager.js';
-import type { ScanOrigin } from '../scan/scan-record.js';
+import { ShuttingDownError, type ScanService, type StartResult } from '../scan/scan-service.js';
+import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';
-import type { ScanListener } from '../scan/stream-event.js';
+import type { ScanListener } from '../scan/scan-events.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { type ClientAddressResolver, peerAddress } from './client-address.js';
 import { ApiError } from './errors.js';
@@ -19,7 +19,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 export interface RouteContextOptions {
   app: TemplatedApp;
-  manager: ScanManager;
+  service: ScanService;
   webhooks: WebhookService;
   admission: Admission;
   clientAddress: ClientAddressResolver;
@@ -46,7 +46,7 @@ interface RequestFacts {
 
 export class RouteContext {
   readonly app: TemplatedApp;
-  readonly manager: ScanManager;
+  readonly service: ScanService;
   readonly webhooks: WebhookService;
   readonly sseKeepAliveMs: number;
   private readonly log: Logger;
@@ -54,7 +54,7 @@ export class RouteContext {
 
   constructor(private readonly options: RouteContextOptions) {
     this.app = options.app;
-    this.manager = options.manager;
+    this.service = options.service;
     this.webhooks = options.webhooks;
     this.sseKeepAliveMs = options.sseKeepAliveMs;
     this.log = options.logger;
@@ -63,7 +63,7 @@ export class RouteContext {
 
   /** Starts or joins a scan of `ip` through every abuse control. */
   startScan(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener): Promise<StartResult> {
-    return guardedStart(this.options.admission, this.manager, ip, scanType, origin, listener);
+    return guardedStart(this.options.admission, this.service, ip, scanType, origin, listener);
   }
 
   /**

@@ -1,7 +1,7 @@
 // v1, polling: POST /v1/{fast,deep} starts (or joins) a scan of the caller,
 // GET /v1/{fast,deep} reports its state.
 import type { ScanResultBody } from '../scan/result-view.js';
-import { isFinal } from '../scan/scan-record.js';
+import { isFinal } from '../model/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';
 import { refuseCallbackUrl } from '../webhook/callback-url.js';
 import { ApiError } from './errors.js';
@@ -14,7 +14,7 @@ interface EncodedBody {
   headers: Headers;
 }
 
-/** Finished bodies encoded once: the manager hands out the same object each time. */
+/** Finished bodies encoded once: the service hands out the same object each time. */
 const encoded = new WeakMap<ScanResultBody, EncodedBody>();
 
 function encode(body: ScanResultBody): EncodedBody {
@@ -28,7 +28,7 @@ function encode(body: ScanResultBody): EncodedBody {
 }
 
 export function registerV1(context: RouteContext, scanType: ScanType): void {
-  const { app, manager } = context;
+  const { app, service } = context;
   const path = `/v1/${scanType}`;
 
   app.post(path, (res, req) => {
@@ -46,8 +46,8 @@ export function registerV1(context: RouteContext, scanType: ScanType): void {
   // Made once, not per request: the GET of a kept result is the hot path.
   const getResult: Handler = (exchange, ip, headers) => {
     // A result in memory is answered within the uWS callback, without a promise.
-    const known = manager.resultInMemory(ip, scanType);
-    return known !== undefined ? answerResult(exchange, headers, known) : manager.result(ip, scanType).then((body) => answerResult(exchange, headers, body));
+    const known = service.resultInMemory(ip, scanType);
+    return known !== undefined ? answerResult(exchange, headers, known) : service.result(ip, scanType).then((body) => answerResult(exchange, headers, body));
   };
   app.get(path, (res, req) => context.handle(res, req, 'GET', path, getResult));
 }

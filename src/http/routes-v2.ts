@@ -2,7 +2,7 @@
 // is in flight, and streams its events as Server-Sent Events. A refused
 // start answers the JSON error instead of a stream.
 import type { ScanType } from '../scan/scan-types.js';
-import type { StreamEvent } from '../scan/stream-event.js';
+import type { StreamEvent } from '../scan/scan-events.js';
 import type { RouteContext } from './route-context.js';
 import { SseStream } from './sse-stream.js';
 

@@ -2,7 +2,7 @@
 // costs bounded memory: once the socket pushes back, queued progress events
 // are coalesced to the latest, keep-alives are skipped, and the terminal
 // event goes out in pieces as the socket drains.
-import type { StreamEvent } from '../scan/stream-event.js';
+import type { StreamEvent } from '../scan/scan-events.js';
 import type { Exchange, Headers } from './exchange.js';
 
 /** Largest piece written at once; the rest waits for the socket to drain. */

@@ -1,21 +1,21 @@
 // The abuse controls in the order the service applies them to a start:
 // edge limit (every request) -> target policy -> opt-out -> [coalescing, in
-// the scan manager] -> scan limits -> start. One instance serves v1, v2
+// the scan service] -> scan limits -> start. One instance serves v1, v2
 // and MCP alike, so every start path shares the same counters.
 import type { Logger } from 'pino';
 
-import type { Clock } from '../scan/clock.js';
-import type { ScanOrigin } from '../scan/scan-record.js';
+import type { Config } from '../config.js';
+import type { Clock } from '../model/clock.js';
+import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';
 import { type AsnLookup, rateLimitBucket } from './asn-lookup.js';
 import type { RateDecision, RateRule } from './gcra.js';
-import type { LimitsConfig } from './limits-config.js';
 import type { RateCharge, RateLimitStore } from './rate-limit-store.js';
 import { Refusal } from './refusal.js';
 import { refuseTarget } from './target-policy.js';
 
 export interface AdmissionOptions {
-  limits: LimitsConfig;
+  limits: Config['limits'];
   store: RateLimitStore;
   optOut: { has(ip: string): boolean };
   asn: AsnLookup;

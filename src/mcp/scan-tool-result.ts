@@ -9,7 +9,7 @@ import * as z from 'zod';
 
 import type { Port } from '../native/scanner.js';
 import type { FinishedBody, ScanResultBody } from '../scan/result-view.js';
-import { FAIL_REASONS } from '../scan/scan-record.js';
+import { FAIL_REASONS } from '../model/scan-record.js';
 import { SCAN_TYPES, type ScanType } from '../scan/scan-types.js';
 import { memoiseJsonSchema } from './memoised-json-schema.js';
 

@@ -9,9 +9,9 @@ import * as z from 'zod';
 import type { RouteContext } from '../http/route-context.js';
 import { Refusal } from '../limits/refusal.js';
 import type { ScanResultBody } from '../scan/result-view.js';
-import { ShuttingDownError } from '../scan/scan-manager.js';
+import { ShuttingDownError } from '../scan/scan-service.js';
 import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from '../scan/scan-types.js';
-import type { StreamEvent } from '../scan/stream-event.js';
+import type { StreamEvent } from '../scan/scan-events.js';
 import { VERSION } from '../version.js';
 import { memoiseJsonSchema } from './memoised-json-schema.js';
 import { refusalResult, type ScanToolResult, scanToolOutput, scanToolResult, type ToolRefusal } from './scan-tool-result.js';
@@ -74,17 +74,17 @@ export function createScanServer(context: RouteContext, ip: string): McpServer {
 }
 
 async function callScanTool(context: RouteContext, ip: string, scanType: ScanType, rescan: boolean, ctx: ServerContext): Promise<ScanToolResult> {
-  const { manager } = context;
+  const { service } = context;
   try {
-    let state = await manager.result(ip, scanType);
+    let state = await service.result(ip, scanType);
     if (state.status === 'none' || (rescan && !inFlight(state))) {
       await context.startScan(ip, scanType, 'mcp'); // joins a scan another request started meanwhile
-      state = await manager.result(ip, scanType);
+      state = await service.result(ip, scanType);
     }
     const progressToken = ctx.mcpReq._meta?.progressToken;
     if (progressToken !== undefined && inFlight(state)) {
       await followScan(context, ip, scanType, ctx, progressToken);
-      state = await manager.result(ip, scanType);
+      state = await service.result(ip, scanType);
     }
     return scanToolResult(settled(state));
   } catch (error) {
@@ -137,7 +137,7 @@ async function followScan(
 
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const watching = context.manager.watch(ip, scanType, (event) => {
+  const watching = context.service.watch(ip, scanType, (event) => {
     onEvent(event);
     if (event.terminal) stop();
   });

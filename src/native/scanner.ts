@@ -27,11 +27,18 @@ export interface ScanChunk {
   closed: number;
 }
 
-export type ScanStatus = 'complete' | 'incomplete' | 'cancelled';
+/** How a scan ended (a scan that could not run rejects instead). */
+export type ScanEndStatus = 'complete' | 'incomplete' | 'cancelled';
+
+/** Open and filtered ports found so far, growing as chunks arrive. */
+export interface FoundPorts {
+  open: Port[];
+  filtered: Port[];
+}
 
 export interface ScanSummary {
   ip: string;
-  status: ScanStatus;
+  status: ScanEndStatus;
   durationMs: number;
   open: Port[];
   filtered: Port[];
@@ -44,6 +51,8 @@ export interface ScanSummary {
 
 export interface ScanHandle {
   readonly id: number;
+  /** The ports found so far: the same arrays `done` resolves with (sorted then); read them, never change them. */
+  readonly found: FoundPorts;
   /** Settles when the scan ends; rejects with a system error if it failed. */
   readonly done: Promise<ScanSummary>;
   /** Stops the scan promptly; `done` then resolves with status `cancelled`. */
@@ -97,8 +106,8 @@ function startScan(request: ScanRequest, onChunk?: (chunk: ScanChunk) => void): 
   if (onChunk !== undefined && typeof onChunk !== 'function') {
     throw new TypeError('onChunk must be a function');
   }
-  const open: Port[] = [];
-  const filtered: Port[] = [];
+  const found: FoundPorts = { open: [], filtered: [] };
+  const { open, filtered } = found;
   let closed = 0;
   let callbackError: unknown;
   let settle!: { resolve: (summary: ScanSummary) => void; reject: (error: unknown) => void };
@@ -135,7 +144,7 @@ function startScan(request: ScanRequest, onChunk?: (chunk: ScanChunk) => void): 
       totalChunks: event.totalChunks,
     });
   });
-  return { id, done, cancel: () => native.cancelScan(id) };
+  return { id, found, done, cancel: () => native.cancelScan(id) };
 }
 
 let configured: string | undefined;

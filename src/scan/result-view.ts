@@ -1,7 +1,7 @@
 // The wire shapes of the interface (spec section 2), built from records.
 // Pure functions: what a status shows is decided here and nowhere else.
 import type { Port } from '../native/scanner.js';
-import type { FailReason, ScanRecord } from './scan-record.js';
+import type { FailReason, ScanRecord } from '../model/scan-record.js';
 import type { ScanType } from './scan-types.js';
 
 /** Live facts of a queued or running scan that the record does not hold. */
@@ -100,8 +100,9 @@ export function inFlightBody(record: ScanRecord, facts: InFlightFacts): InFlight
   };
 }
 
-export function progressBody(record: ScanRecord, facts: InFlightFacts): ProgressBody {
-  const { eta_seconds: _eta, ...inFlight } = inFlightBody(record, facts);
+/** The payload of scan:progress: a running scan, so nothing is ahead of it. */
+export function progressBody(record: ScanRecord): ProgressBody {
+  const { eta_seconds: _eta, ...inFlight } = inFlightBody(record, { queuePosition: 0, etaSeconds: 0 });
   return {
     ...inFlight,
     ports_open: [...record.portsOpen].sort((a, b) => a.port - b.port),

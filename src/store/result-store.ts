@@ -1,6 +1,6 @@
 // Where scan records live. The embedded default is lmdb in the data dir; a
 // networked store can implement the same interface for several servers.
-import type { ScanRecord } from '../scan/scan-record.js';
+import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';
 
 export interface ResultStore {

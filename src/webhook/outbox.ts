@@ -1,11 +1,8 @@
 // The durable outbox of webhook deliveries: an entry is written when a POST
 // asks for a callback, becomes due when its scan ends, and is deleted once
-// delivered or given up. A copy in memory answers every query; each change
-// is on disk before its promise resolves.
-import type { RootDatabase } from 'lmdb';
-
+// delivered or given up. Embedded (lmdb) in one process; a cluster puts a
+// shared store behind the same interface.
 import type { ScanType } from '../scan/scan-types.js';
-import { openDurableLmdb } from '../store/durable-lmdb.js';
 
 export interface Delivery {
   /** Also the X-Selfscan-Delivery header: the same on every retry. */
@@ -24,33 +21,11 @@ export interface Delivery {
   nextAttemptAt: number;
 }
 
-export class Outbox {
-  private readonly entries = new Map<string, Delivery>();
-
-  private constructor(private readonly db: RootDatabase<Delivery, string>) {
-    for (const { value } of db.getRange()) this.entries.set(value.id, value);
-  }
-
-  static async open(dataDir: string): Promise<Outbox> {
-    return new Outbox(await openDurableLmdb<Delivery>(dataDir, 'webhooks.lmdb'));
-  }
-
-  all(): Delivery[] {
-    return [...this.entries.values()];
-  }
-
+export interface Outbox {
+  /** Every delivery owed, waiting or due. */
+  all(): Delivery[];
   /** Records `delivery`; visible to queries at once, durable when the promise resolves. */
-  put(delivery: Delivery): Promise<void> {
-    this.entries.set(delivery.id, { ...delivery });
-    return this.db.put(delivery.id, delivery).then(() => {});
-  }
-
-  delete(id: string): Promise<void> {
-    this.entries.delete(id);
-    return this.db.remove(id).then(() => {});
-  }
-
-  close(): Promise<void> {
-    return this.db.close();
-  }
+  put(delivery: Delivery): Promise<void>;
+  delete(id: string): Promise<void>;
+  close(): Promise<void>;
 }

@@ -5,29 +5,19 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
+import type { Config } from '../config.js';
 import { finalBody } from '../scan/result-view.js';
-import { isFinal, type ScanRecord } from '../scan/scan-record.js';
+import { isFinal, type ScanRecord } from '../model/scan-record.js';
 import { SCAN_PROFILES, type ScanType } from '../scan/scan-types.js';
 import type { ResultStore } from '../store/result-store.js';
-import { type Delivery, Outbox } from './outbox.js';
+import type { Delivery, Outbox } from './outbox.js';
 import { safePost } from './safe-post.js';
-import { SigningKey } from './signing-key.js';
-
-export interface WebhookConfig {
-  /** Waits between attempts; one attempt more than there are waits, then it gives up. */
-  retryDelaysSeconds: number[];
-  /** Per attempt. */
-  timeoutSeconds: number;
-}
-
-export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = {
-  retryDelaysSeconds: [10, 60, 300, 1800, 7200],
-  timeoutSeconds: 5,
-};
+import type { SigningKey } from './signing-key.js';
 
 export interface WebhookServiceOptions {
-  dataDir: string;
-  config: WebhookConfig;
+  outbox: Outbox;
+  key: SigningKey;
+  config: Config['webhooks'];
   allowPrivateCallbacks: boolean;
   store: ResultStore;
   /** Whether the scan with this id is still queued or running. */
@@ -45,17 +35,18 @@ export class WebhookService {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  private constructor(
-    private readonly options: WebhookServiceOptions,
-    private readonly outbox: Outbox,
-    readonly key: SigningKey,
-  ) {
+  private readonly outbox: Outbox;
+  readonly key: SigningKey;
+
+  private constructor(private readonly options: WebhookServiceOptions) {
     this.log = options.logger;
+    this.outbox = options.outbox;
+    this.key = options.key;
   }
 
-  /** Opens the outbox and the signing key, and takes up what a previous process left owed. */
+  /** Takes up what a previous process left owed in the outbox. */
   static async open(options: WebhookServiceOptions): Promise<WebhookService> {
-    const service = new WebhookService(options, await Outbox.open(options.dataDir), await SigningKey.open(options.dataDir));
+    const service = new WebhookService(options);
     for (const delivery of service.outbox.all()) {
       if (delivery.state === 'waiting' && !options.isLive(delivery.scanId)) await service.resolveFromStore(delivery);
     }

@@ -1,6 +1,6 @@
-// A scanner stand-in for unit tests of the scan manager's logic: the test
+// A scanner stand-in for tests of the logic above the scanner: the test
 // decides when chunks arrive and how each scan ends.
-import type { Port, ScanChunk, ScanHandle, Scanner, ScanSummary } from '../../src/native/scanner.js';
+import type { FoundPorts, Port, ScanChunk, ScanHandle, Scanner, ScanSummary } from '../../src/native/scanner.js';
 import type { ScanRequest } from '../../src/native/scan-request.js';
 
 export interface FakeScan {
@@ -20,28 +20,36 @@ export class FakeScanner implements Pick<Scanner, 'scan'> {
     if (this.throwOnScan !== undefined) throw this.throwOnScan;
     let settle!: { resolve: (summary: ScanSummary) => void; reject: (error: unknown) => void };
     const done = new Promise<ScanSummary>((resolve, reject) => (settle = { resolve, reject }));
-    const open: Port[] = [];
+    // As the real scanner does: the lists grow before onChunk sees the chunk, and `done` resolves with them.
+    const found: FoundPorts = { open: [], filtered: [] };
     const fake: FakeScan = {
       request,
       cancelled: false,
       chunk: (partial) => {
         const chunk: ScanChunk = { total: 1, complete: true, open: [], filtered: [], closed: 0, ...partial };
-        open.push(...chunk.open);
+        found.open.push(...chunk.open);
+        found.filtered.push(...chunk.filtered);
         onChunk?.(chunk);
       },
       complete: (status = 'complete', durationMs = 1234) =>
-        settle.resolve({ ip: request.ip, status, durationMs, open, filtered: [], closed: 0, portsScanned: request.ports.length, chunksComplete: 0, totalChunks: 0 }),
+        settle.resolve({ ip: request.ip, status, durationMs, ...found, closed: 0, portsScanned: request.ports.length, chunksComplete: 0, totalChunks: 0 }),
       fail: (error) => settle.reject(error),
     };
     this.scans.push(fake);
     return {
       id: this.scans.length,
+      found,
       done,
       cancel: () => {
         fake.cancelled = true;
         fake.complete('cancelled');
       },
     };
+  }
+
+  /** The socket budget the service sizes its default concurrency from. */
+  stats(): { budget: number } {
+    return { budget: 8192 };
   }
 }
 

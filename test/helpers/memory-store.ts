@@ -1,5 +1,5 @@
 // An in-memory ResultStore for unit tests of logic above the store.
-import type { ScanRecord } from '../../src/scan/scan-record.js';
+import type { ScanRecord } from '../../src/model/scan-record.js';
 import type { ScanType } from '../../src/scan/scan-types.js';
 import type { ResultStore } from '../../src/store/result-store.js';
 

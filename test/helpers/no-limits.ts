@@ -1,7 +1,7 @@
-import type { LimitsConfig } from '../../src/limits/limits-config.js';
+import type { Config } from '../../src/config.js';
 
 /** Every rate limit off: tests of other things make many requests from one address. */
-export const NO_LIMITS: LimitsConfig = {
+export const NO_LIMITS: Config['limits'] = {
   edge: { max: 0, windowSeconds: 60 },
   fastPerAsn: { max: 0, windowSeconds: 3600 },
   deepPerIp: { max: 0, windowSeconds: 300 },

@@ -1,5 +1,6 @@
 // The real server, in this process, on port 0 with a fresh data dir, its
-// log lines kept for assertions.
+// log lines kept for assertions. The scanner, store, rate limits and clock
+// may be injected; by default they are the real ones.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +9,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 
 import { type Config, DEFAULT_CONFIG } from '../../src/config.js';
-import type { Clock } from '../../src/scan/clock.js';
+import { type RunningServer, type ServeDependencies, startServer } from '../../src/roles/serve.js';
 import { LOOPBACK_DNS, NO_LIMITS } from './no-limits.js';
-import { type RunningServer, startServer } from '../../src/server.js';
 
 export interface TestServer {
   url: string;
@@ -20,7 +20,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, clock?: Clock): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, deps: ServeDependencies = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'selfscan-test-'));
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -31,7 +31,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, clock?: C
   });
   const logger = pino({ level: 'info' }, sink);
   const config: Config = { ...DEFAULT_CONFIG, host: '127.0.0.1', port: 0, allowPrivateTargets: true, drainSeconds: 1, limits: NO_LIMITS, dns: LOOPBACK_DNS, ...overrides, dataDir };
-  const server = await startServer(config, logger, clock);
+  const server = await startServer(config, logger, deps);
   return {
     url: `http://127.0.0.1:${server.port}`,
     server,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { LimitsConfig } from '../../src/limits/limits-config.js';
+import type { Config } from '../../src/config.js';
 import { burst } from '../helpers/burst.js';
 import { eventually } from '../helpers/eventually.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
@@ -21,12 +21,12 @@ afterEach(async () => {
 });
 
 async function server(overrides: Parameters<typeof startTestServer>[0] = {}, clock?: { now(): number }): Promise<TestServer> {
-  const started = await startTestServer(overrides, clock);
+  const started = await startTestServer(overrides, { clock });
   cleanups.push(() => started.close());
   return started;
 }
 
-function limits(changes: Partial<LimitsConfig>): LimitsConfig {
+function limits(changes: Partial<Config['limits']>): Config['limits'] {
   return { ...NO_LIMITS, ...changes };
 }
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { RESULT_TTL_MS } from '../../src/scan/scan-manager.js';
+import { RESULT_TTL_MS } from '../../src/scan/scan-finisher.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
@@ -81,7 +81,7 @@ describe('restart', () => {
 describe('in-process server', () => {
   it('forgets a result 24 hours after completion (injected clock)', async () => {
     let now = Date.now();
-    const server = await startTestServer({}, { now: () => now });
+    const server = await startTestServer({}, { clock: { now: () => now } });
     cleanups.push(() => server.close());
     const fetch = callerFetch('127.0.0.34');
     await fetch(`${server.url}/v1/fast`, { method: 'POST' });

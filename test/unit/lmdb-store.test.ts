@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { ScanRecord } from '../../src/scan/scan-record.js';
+import type { ScanRecord } from '../../src/model/scan-record.js';
 import { type LmdbResultStore, openLmdbStore } from '../../src/store/lmdb-store.js';
 
 const CHILD = fileURLToPath(new URL('./children/store-child.ts', import.meta.url));

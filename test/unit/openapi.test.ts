@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 
 import { openApiDocument, openApiJson } from '../../src/http/openapi.js';
-import { FAIL_REASONS } from '../../src/scan/scan-record.js';
+import { FAIL_REASONS } from '../../src/model/scan-record.js';
 import { validateResponse, validateSseEvent } from '../helpers/openapi-validator.js';
 
 type JsonObject = { [key: string]: unknown };

@@ -1,6 +1,6 @@
 // Child of the lmdb-store crash test: stores the record given as JSON, says
 // so, then dies by SIGKILL without closing the store.
-import type { ScanRecord } from '../../../src/scan/scan-record.js';
+import type { ScanRecord } from '../../../src/model/scan-record.js';
 import { openLmdbStore } from '../../../src/store/lmdb-store.js';
 
 const [dataDir, json] = process.argv.slice(2);

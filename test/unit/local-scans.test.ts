@@ -1,11 +1,15 @@
-// The scan manager's logic with a fake scanner, an in-memory store and an
-// injected clock.
+// Scans in one process (service, memory queue, event bus, runner) with a
+// fake scanner, an in-memory store and an injected clock.
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
-import { RESULT_TTL_MS, ScanManager, ShuttingDownError } from '../../src/scan/scan-manager.js';
-import type { ScanRecord } from '../../src/scan/scan-record.js';
-import type { StreamEvent } from '../../src/scan/stream-event.js';
+import type { ScanRecord } from '../../src/model/scan-record.js';
+import { startExpirySweep } from '../../src/scan/expiry-sweep.js';
+import { openLocalScans } from '../../src/scan/local-scans.js';
+import type { StreamEvent } from '../../src/scan/scan-events.js';
+import { RESULT_TTL_MS } from '../../src/scan/scan-finisher.js';
+import { recoverInterrupted } from '../../src/scan/scan-recovery.js';
+import { ShuttingDownError } from '../../src/scan/scan-service.js';
 import { FakeScanner, openPort } from '../helpers/fake-scanner.js';
 import { MemoryStore } from '../helpers/memory-store.js';
 
@@ -16,28 +20,31 @@ function setup(options: { concurrency?: number; ptr?: string | null } = {}) {
   const store = new MemoryStore();
   let now = Date.UTC(2026, 10, 21, 12, 0, 0);
   const clock = { now: () => now };
-  const open = () =>
-    ScanManager.open({
+  const logger = pino({ level: 'silent' });
+  const open = () => {
+    const scans = openLocalScans({
       scanner,
       store,
-      logger: pino({ level: 'silent' }),
+      logger,
       clock,
       concurrency: { fast: options.concurrency ?? 4, deep: options.concurrency ?? 4 },
       budgetMs: { fast: 60_000, deep: 600_000 },
       lookupPtr: async () => options.ptr ?? null,
     });
-  return { scanner, store, open, advance: (ms: number) => (now += ms), now: () => now };
+    return { service: scans.service, drain: scans.drain };
+  };
+  return { scanner, store, clock, logger, open, advance: (ms: number) => (now += ms), now: () => now };
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('ScanManager', () => {
+describe('local scans', () => {
   it('walks a scan through queued, running and complete with the spec shapes', async () => {
     const { scanner, store, open, advance, now } = setup({ ptr: 'host.example.net' });
-    const { manager } = await open();
-    expect(await manager.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'none' });
+    const { service } = open();
+    expect(await service.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'none' });
 
-    const started = await manager.start(IP, 'fast', 'v1');
+    const started = await service.start(IP, 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
     expect(started.coalesced).toBe(false);
     expect(started.body).toMatchObject({ ip: IP, scan_type: 'fast', status: 'queued' });
@@ -48,7 +55,7 @@ describe('ScanManager', () => {
     expect(fake.request).toMatchObject({ ip: IP, chunkSize: 8, budgetMs: 60_000 });
     expect(fake.request.ports).toHaveLength(32);
     fake.chunk({ index: 0, total: 4, open: [openPort(22, 'SSH-2.0-x')] });
-    expect(await manager.result(IP, 'fast')).toMatchObject({ status: 'running', queue_position: 0, chunks_complete: 1, total_chunks: 4 });
+    expect(await service.result(IP, 'fast')).toMatchObject({ status: 'running', queue_position: 0, chunks_complete: 1, total_chunks: 4 });
 
     advance(5000);
     fake.chunk({ index: 1, total: 4, open: [openPort(25, '220 mail')], filtered: [{ port: 23, state: 'filtered', service: 'telnet', banner: null }] });
@@ -57,7 +64,7 @@ describe('ScanManager', () => {
     fake.complete('complete', 4321);
     await flush();
 
-    const result = await manager.result(IP, 'fast');
+    const result = await service.result(IP, 'fast');
     expect(result).toEqual({
       ip: IP,
       scan_type: 'fast',
@@ -74,8 +81,8 @@ describe('ScanManager', () => {
 
   it('coalesces 1,000 concurrent starts onto one scan', async () => {
     const { scanner, open } = setup();
-    const { manager } = await open();
-    const results = await Promise.all(Array.from({ length: 1000 }, () => manager.start(IP, 'deep', 'v1')));
+    const { service } = open();
+    const results = await Promise.all(Array.from({ length: 1000 }, () => service.start(IP, 'deep', 'v1')));
     await flush(); // scans start on the next turn of the event loop
     expect(scanner.scans).toHaveLength(1);
     expect(results.filter((r) => !r.coalesced)).toHaveLength(1);
@@ -84,35 +91,35 @@ describe('ScanManager', () => {
       expect(['queued', 'running']).toContain(joined.body.status);
     }
     // Fast and deep of one address are different scans.
-    await manager.start(IP, 'fast', 'v2');
+    await service.start(IP, 'fast', 'v2');
     await flush(); // scans start on the next turn of the event loop
     expect(scanner.scans).toHaveLength(2);
   });
 
   it('queues beyond its concurrency and reports queue positions', async () => {
     const { scanner, open } = setup({ concurrency: 1 });
-    const { manager } = await open();
-    await manager.start('203.0.113.1', 'fast', 'v1');
+    const { service } = open();
+    await service.start('203.0.113.1', 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
-    await manager.start('203.0.113.2', 'fast', 'v1');
+    await service.start('203.0.113.2', 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
-    await manager.start('203.0.113.3', 'fast', 'v1');
+    await service.start('203.0.113.3', 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
     expect(scanner.scans).toHaveLength(1);
-    expect(await manager.result('203.0.113.2', 'fast')).toMatchObject({ status: 'queued', queue_position: 0 });
-    expect(await manager.result('203.0.113.3', 'fast')).toMatchObject({ status: 'queued', queue_position: 1 });
+    expect(await service.result('203.0.113.2', 'fast')).toMatchObject({ status: 'queued', queue_position: 0 });
+    expect(await service.result('203.0.113.3', 'fast')).toMatchObject({ status: 'queued', queue_position: 1 });
     scanner.scans[0]!.complete();
     await flush();
     await flush(); // the next scan starts on the turn after
     expect(scanner.scans).toHaveLength(2);
     expect(scanner.scans[1]!.request.ip).toBe('203.0.113.2');
-    expect(await manager.result('203.0.113.3', 'fast')).toMatchObject({ status: 'queued', queue_position: 0 });
+    expect(await service.result('203.0.113.3', 'fast')).toMatchObject({ status: 'queued', queue_position: 0 });
   });
 
   it('answers a burst of starts before it runs their scans, and runs them a few per turn', async () => {
     const { scanner, open } = setup({ concurrency: 64 });
-    const { manager } = await open();
-    const starts = await Promise.all(Array.from({ length: 40 }, (_, i) => manager.start(`203.0.113.${i + 1}`, 'fast', 'v1')));
+    const { service } = open();
+    const starts = await Promise.all(Array.from({ length: 40 }, (_, i) => service.start(`203.0.113.${i + 1}`, 'fast', 'v1')));
     expect(starts.map((s) => s.body.status)).toEqual(Array(40).fill('queued'));
     expect(scanner.scans).toHaveLength(0);
     const perTurn: number[] = [];
@@ -126,60 +133,81 @@ describe('ScanManager', () => {
 
   it('learns eta_seconds from finished scans', async () => {
     const { scanner, open } = setup({ concurrency: 1 });
-    const { manager } = await open();
-    await manager.start('203.0.113.1', 'fast', 'v1');
+    const { service } = open();
+    await service.start('203.0.113.1', 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.complete('complete', 3000);
     await flush();
-    expect((await manager.start('203.0.113.2', 'fast', 'v1')).body.eta_seconds).toBe(3);
-    expect((await manager.start('203.0.113.3', 'fast', 'v1')).body.eta_seconds).toBe(6);
+    expect((await service.start('203.0.113.2', 'fast', 'v1')).body.eta_seconds).toBe(3);
+    expect((await service.start('203.0.113.3', 'fast', 'v1')).body.eta_seconds).toBe(6);
   });
 
   it('forgets results 24 hours after completion', async () => {
     const { scanner, store, open, advance } = setup();
-    const { manager } = await open();
-    await manager.start(IP, 'fast', 'v1');
+    const { service } = open();
+    await service.start(IP, 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.complete();
     await flush();
     advance(RESULT_TTL_MS - 1000);
-    expect((await manager.result(IP, 'fast')).status).toBe('complete');
+    expect((await service.result(IP, 'fast')).status).toBe('complete');
     advance(1000);
-    expect((await manager.result(IP, 'fast')).status).toBe('none');
-    expect(await store.deleteExpired(Date.now() + RESULT_TTL_MS * 2)).toBe(1);
+    expect((await service.result(IP, 'fast')).status).toBe('none');
+  });
+
+  it('deletes expired results from the store on its sweep, and only those', async () => {
+    const { scanner, store, clock, logger, open, advance } = setup();
+    const { service } = open();
+    await service.start('203.0.113.1', 'fast', 'v1');
+    await flush(); // scans start on the next turn of the event loop
+    scanner.scans[0]!.complete();
+    await flush();
+    advance(RESULT_TTL_MS / 2);
+    await service.start('203.0.113.2', 'fast', 'v1');
+    await flush();
+    scanner.scans[1]!.complete();
+    await flush();
+    advance(RESULT_TTL_MS / 2);
+    const stop = startExpirySweep(store, clock, logger, 5);
+    try {
+      while (store.records.size > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    } finally {
+      stop();
+    }
+    expect([...store.records.values()].map((r) => r.ip)).toEqual(['203.0.113.2']);
   });
 
   it('reports an incomplete scan as partial', async () => {
     const { scanner, open } = setup();
-    const { manager } = await open();
-    await manager.start(IP, 'deep', 'v1');
+    const { service } = open();
+    await service.start(IP, 'deep', 'v1');
     await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.chunk({ index: 0, total: 64, open: [openPort(22)] });
     scanner.scans[0]!.complete('incomplete');
     await flush();
-    expect(await manager.result(IP, 'deep')).toMatchObject({ status: 'incomplete', partial: true, chunks_complete: 1, total_chunks: 64, ports_open: [openPort(22)] });
+    expect(await service.result(IP, 'deep')).toMatchObject({ status: 'incomplete', partial: true, chunks_complete: 1, total_chunks: 64, ports_open: [openPort(22)] });
   });
 
   it('fails scans the scanner cannot run, with a reason', async () => {
     const { scanner, open } = setup();
-    const { manager } = await open();
-    await manager.start(IP, 'fast', 'v1');
+    const { service } = open();
+    await service.start(IP, 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.fail(Object.assign(new Error('connect ENETUNREACH'), { code: 'ENETUNREACH' }));
     await flush();
-    expect(await manager.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'failed', chunks_complete: 0, total_chunks: 4, fail_reason: 'unreachable' });
+    expect(await service.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'failed', chunks_complete: 0, total_chunks: 4, fail_reason: 'unreachable' });
 
     scanner.throwOnScan = new TypeError('boom');
-    await manager.start(IP, 'deep', 'v1');
+    await service.start(IP, 'deep', 'v1');
     await flush();
-    expect(await manager.result(IP, 'deep')).toMatchObject({ status: 'failed', fail_reason: 'scanner_error' });
+    expect(await service.result(IP, 'deep')).toMatchObject({ status: 'failed', fail_reason: 'scanner_error' });
   });
 
   it('streams queued, progress and a terminal event with increasing ids', async () => {
     const { scanner, open } = setup();
-    const { manager } = await open();
+    const { service } = open();
     const seen: StreamEvent[] = [];
-    const started = await manager.start(IP, 'fast', 'v2', (event) => seen.push(event));
+    const started = await service.start(IP, 'fast', 'v2', (event) => seen.push(event));
     await flush(); // scans start on the next turn of the event loop
     const events = [...started.initial, ...seen.splice(0)];
     expect(events.map((e) => e.name)).toEqual(['scan:queued', 'scan:progress']);
@@ -197,25 +225,26 @@ describe('ScanManager', () => {
 
   it('on drain, ends what is still in flight as interrupted and refuses new scans', async () => {
     const { scanner, open } = setup({ concurrency: 1 });
-    const { manager } = await open();
+    const { service, drain } = open();
     const seen: StreamEvent[] = [];
-    await manager.start('203.0.113.1', 'deep', 'v2', (e) => seen.push(e));
+    await service.start('203.0.113.1', 'deep', 'v2', (e) => seen.push(e));
     await flush(); // scans start on the next turn of the event loop
-    await manager.start('203.0.113.2', 'deep', 'v1');
+    await service.start('203.0.113.2', 'deep', 'v1');
     await flush(); // scans start on the next turn of the event loop
-    await manager.drain(10);
+    await drain(10);
     expect(scanner.scans[0]!.cancelled).toBe(true);
     expect(seen.at(-1)).toMatchObject({ name: 'scan:failed', data: { fail_reason: 'interrupted' } });
-    expect(await manager.result('203.0.113.2', 'deep')).toMatchObject({ status: 'failed', fail_reason: 'interrupted' });
-    await expect(manager.start(IP, 'fast', 'v1')).rejects.toBeInstanceOf(ShuttingDownError);
+    expect(await service.result('203.0.113.2', 'deep')).toMatchObject({ status: 'failed', fail_reason: 'interrupted' });
+    await expect(service.start(IP, 'fast', 'v1')).rejects.toBeInstanceOf(ShuttingDownError);
   });
 
   it('reports scans a crash left unfinished as failed (interrupted)', async () => {
-    const { store, open } = setup();
+    const { store, clock, logger, open } = setup();
     const left: ScanRecord = { id: 'x', ip: IP, scanType: 'deep', status: 'running', origin: 'v1', queuedAt: 1, startedAt: 2, completedAt: null, expiresAt: null, durationMs: null, chunksComplete: 7, totalChunks: 64, portsOpen: [], portsFiltered: [], ptrRecord: null, failReason: null };
     await store.put(left);
-    const { manager, interrupted } = await open();
-    expect(interrupted.map((r) => r.id)).toEqual(['x']);
-    expect(await manager.result(IP, 'deep')).toEqual({ ip: IP, scan_type: 'deep', status: 'failed', chunks_complete: 7, total_chunks: 64, fail_reason: 'interrupted' });
+    await recoverInterrupted(store, clock, logger);
+    expect(await store.unfinished()).toEqual([]);
+    const { service } = open();
+    expect(await service.result(IP, 'deep')).toEqual({ ip: IP, scan_type: 'deep', status: 'failed', chunks_complete: 7, total_chunks: 64, fail_reason: 'interrupted' });
   });
 });

@@ -1,7 +1,7 @@
 // A scan as the service keeps it: one record per (ip, scan type), stored
 // when it is queued, as it progresses and when it ends.
 import type { Port } from '../native/scanner.js';
-import type { ScanType } from './scan-types.js';
+import type { ScanType } from '../scan/scan-types.js';
 
 export type ScanStatus = 'queued' | 'running' | 'complete' | 'incomplete' | 'failed';
 export type FinalStatus = Extract<ScanStatus, 'complete' | 'incomplete' | 'failed'>;

@@ -1,0 +1,95 @@
+// `selfscan serve`: every role in one process, the composition root of the
+// default deployment. Scans run on the native scanner through an in-memory
+// queue and event bus; results, webhooks owed and the signing key live in
+// the data dir. Tests inject the scanner, store, rate limits or clock.
+import type { Logger } from 'pino';
+
+import type { Config } from '../config.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../limits/rate-limit-store.js';
+import { type Clock, systemClock } from '../model/clock.js';
+import type { Scanner, ScannerStats } from '../native/scanner.js';
+import { startExpirySweep } from '../scan/expiry-sweep.js';
+import { openLocalScans } from '../scan/local-scans.js';
+import { createPtrLookup } from '../scan/ptr-lookup.js';
+import { recoverInterrupted } from '../scan/scan-recovery.js';
+import type { ScanService } from '../scan/scan-service.js';
+import { openLmdbStore } from '../store/lmdb-store.js';
+import type { ResultStore } from '../store/result-store.js';
+import { LmdbOutbox } from '../webhook/lmdb-outbox.js';
+import { SigningKey } from '../webhook/signing-key.js';
+import { openApiRole } from './api-role.js';
+
+/** What `startServer` makes itself unless given. */
+export interface ServeDependencies {
+  /** Default: the native scanner (loaded only then). */
+  scanner?: Pick<Scanner, 'scan'> & { stats(): Pick<ScannerStats, 'budget'> };
+  /** Default: lmdb in the data dir. */
+  store?: ResultStore;
+  /** Default: in memory. */
+  rateLimits?: RateLimitStore;
+  clock?: Clock;
+}
+
+export interface RunningServer {
+  port: number;
+  service: ScanService;
+  /** Stops listening, lets scans in flight end (see drainSeconds), closes the store. */
+  close(): Promise<void>;
+}
+
+/** Sockets a scan of each type needs at its peak: sizes the default concurrency. */
+const SOCKETS_PER_SCAN = { fast: 32, deep: 512 };
+/** How often expired results are deleted from the store. */
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+export async function startServer(config: Config, logger: Logger, deps: ServeDependencies = {}): Promise<RunningServer> {
+  const clock = deps.clock ?? systemClock;
+  const scanner = deps.scanner ?? (await import('../native/scanner.js')).createScanner();
+  const { budget } = scanner.stats();
+  const concurrency = {
+    fast: config.concurrency.fast ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.fast)),
+    deep: config.concurrency.deep ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.deep)),
+  };
+  const store = deps.store ?? (await openLmdbStore(config.dataDir));
+  await recoverInterrupted(store, clock, logger);
+  const stopSweep = startExpirySweep(store, clock, logger, SWEEP_INTERVAL_MS);
+  const scans = openLocalScans({
+    scanner,
+    store,
+    clock,
+    logger,
+    concurrency,
+    budgetMs: { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 },
+    lookupPtr: createPtrLookup(config.dns),
+  });
+  const api = await openApiRole(config, {
+    service: scans.service,
+    events: scans.events,
+    store,
+    rateLimits: deps.rateLimits ?? new MemoryRateLimitStore(),
+    outbox: await LmdbOutbox.open(config.dataDir),
+    signingKey: await SigningKey.open(config.dataDir),
+    clock,
+    logger,
+  });
+  const port = await api.http.listen(config.host, config.port);
+  logger.info(
+    { event: 'listening', host: config.host, port, concurrency, socketBudget: budget, allowPrivateTargets: config.allowPrivateTargets, asnSource: api.asnSource },
+    `selfscan listening on ${config.host}:${port}`,
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    service: scans.service,
+    close: () =>
+      (closing ??= (async () => {
+        api.http.stopListening();
+        await scans.drain(config.drainSeconds * 1000);
+        stopSweep();
+        await api.close();
+        await store.close();
+        logger.info({ event: 'stopped' }, 'selfscan stopped');
+      })()),
+  };
+}

@@ -1,0 +1,80 @@
+// The scan queue of a single process: a line per scan type in memory,
+// started a few per turn of the event loop so that requests arriving
+// meanwhile are answered first, instead of waiting behind the start of
+// hundreds of scans.
+import type { ScanRecord } from '../model/scan-record.js';
+import type { ScanQueue, ScanWorker } from './scan-queue.js';
+import type { ScanType } from './scan-types.js';
+
+/** Scans started in one turn of the event loop; more wait for the next. */
+const STARTS_PER_TURN = 16;
+
+export class MemoryScanQueue implements ScanQueue {
+  private readonly lines: Record<ScanType, ScanRecord[]> = { fast: [], deep: [] };
+  private readonly runningNow: Record<ScanType, number> = { fast: 0, deep: 0 };
+  private readonly pumpScheduled: Record<ScanType, boolean> = { fast: false, deep: false };
+  /** Each waiting scan's place: increasing with each scan queued. */
+  private readonly tickets = new Map<string, number>();
+  private nextTicket = 0;
+  private worker: ScanWorker | undefined;
+
+  constructor(private readonly limits: Readonly<Record<ScanType, number>>) {}
+
+  enqueue(record: ScanRecord): void {
+    this.tickets.set(record.id, this.nextTicket++);
+    this.lines[record.scanType].push(record);
+    this.schedulePump(record.scanType);
+  }
+
+  position(record: ScanRecord): number {
+    // Scans leave a line only from its front, so tickets give positions in O(1).
+    const ticket = this.tickets.get(record.id);
+    const front = this.lines[record.scanType][0];
+    return ticket === undefined || front === undefined ? 0 : Math.max(0, ticket - this.tickets.get(front.id)!);
+  }
+
+  running(scanType: ScanType): number {
+    return this.runningNow[scanType];
+  }
+
+  concurrency(scanType: ScanType): number {
+    return this.limits[scanType];
+  }
+
+  process(worker: ScanWorker): void {
+    this.worker = worker;
+    this.schedulePump('fast');
+    this.schedulePump('deep');
+  }
+
+  takeWaiting(): ScanRecord[] {
+    const waiting = [...this.lines.fast.splice(0), ...this.lines.deep.splice(0)];
+    for (const record of waiting) this.tickets.delete(record.id);
+    return waiting;
+  }
+
+  private schedulePump(scanType: ScanType): void {
+    if (this.pumpScheduled[scanType]) return;
+    this.pumpScheduled[scanType] = true;
+    setImmediate(() => {
+      this.pumpScheduled[scanType] = false;
+      this.pump(scanType);
+    });
+  }
+
+  private pump(scanType: ScanType): void {
+    const worker = this.worker;
+    if (worker === undefined) return;
+    const line = this.lines[scanType];
+    for (let started = 0; line.length > 0 && this.runningNow[scanType] < this.limits[scanType]; started++) {
+      if (started === STARTS_PER_TURN) return this.schedulePump(scanType);
+      const record = line.shift()!;
+      this.tickets.delete(record.id);
+      this.runningNow[scanType]++;
+      void worker(record).finally(() => {
+        this.runningNow[scanType]--;
+        this.schedulePump(scanType);
+      });
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// How a scan's events reach whoever watches it (v2 streams, MCP progress,
+// webhooks, the service's own bookkeeping): publish and subscribe by scan
+// id. In one process the bus is in memory; a cluster puts a networked one
+// behind the same interface.
+import type { ScanRecord } from '../model/scan-record.js';
+import type { FailedBody, FinishedBody } from './result-view.js';
+
+/** The interface's Server-Sent Event names. */
+export type StreamEventName = 'scan:queued' | 'scan:progress' | 'scan:complete' | 'scan:failed';
+
+export interface StreamEvent {
+  name: StreamEventName;
+  /** Increasing within one scan; the SSE `id:` line. */
+  id: number;
+  data: object;
+  /** scan:complete or scan:failed: nothing follows. */
+  terminal: boolean;
+}
+
+export type ScanListener = (event: StreamEvent) => void;
+
+/** A scan that ended: its final (stored) record and the body every interface shows for it. */
+export interface EndedScan {
+  record: ScanRecord;
+  body: FinishedBody | FailedBody;
+}
+
+/** An event to stamp for a new subscriber, before the ones published later. */
+export interface InitialEvent {
+  name: StreamEventName;
+  data: object;
+}
+
+export interface Subscription {
+  /** `initial`, stamped with ids of the scan's own sequence. */
+  initial: StreamEvent[];
+  unsubscribe(): void;
+}
+
+export interface ScanEvents {
+  /**
+   * Sends a progress event of `scanId` to its subscribers; `data` is built
+   * only when there are any.
+   */
+  progress(scanId: string, data: () => object): void;
+  /**
+   * Ends `scanId`: `onEnded` listeners first (so a reader sees the final
+   * state before any watcher hears of it), then its subscribers get the
+   * terminal event and are dropped.
+   */
+  ended(scan: EndedScan): void;
+  /** Listens to one scan's events after `initial`. */
+  subscribe(scanId: string, listener: ScanListener, initial: readonly InitialEvent[]): Subscription;
+  /** Listens to every scan's end. */
+  onEnded(listener: (scan: EndedScan) => void): void;
+}

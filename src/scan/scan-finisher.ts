@@ -1,0 +1,74 @@
+// Ends a scan: settles its record from how the scan went, stores it (the
+// result is durable before anyone hears of it), logs the scan's one line and
+// publishes its end.
+import type { Logger } from 'pino';
+
+import type { Clock } from '../model/clock.js';
+import type { FailReason, ScanRecord } from '../model/scan-record.js';
+import type { ScanSummary } from '../native/scanner.js';
+import type { RecordWriter } from './record-writer.js';
+import { finalBody } from './result-view.js';
+import type { ScanEvents } from './scan-events.js';
+
+export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** How a scan went: the scanner's summary, its error, or a reason it never ran to the end. */
+export type ScanOutcome = { summary: ScanSummary } | { error: unknown } | { failReason: FailReason };
+
+const UNREACHABLE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH']);
+
+export interface ScanFinisherOptions {
+  writer: RecordWriter;
+  events: ScanEvents;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class ScanFinisher {
+  constructor(private readonly options: ScanFinisherOptions) {}
+
+  /** Makes `record` final (it does not change afterwards), stores and publishes it. */
+  async finish(record: ScanRecord, outcome: ScanOutcome, ptrRecord: string | null): Promise<void> {
+    const { clock, logger } = this.options;
+    if ('summary' in outcome && outcome.summary.status !== 'cancelled') {
+      record.status = outcome.summary.status;
+      record.durationMs = outcome.summary.durationMs;
+    } else {
+      record.status = 'failed';
+      record.failReason = 'failReason' in outcome ? outcome.failReason : 'error' in outcome ? this.failReasonOf(outcome.error) : 'interrupted';
+    }
+    record.portsOpen.sort((a, b) => a.port - b.port);
+    record.portsFiltered.sort((a, b) => a.port - b.port);
+    record.ptrRecord = ptrRecord;
+    record.completedAt = clock.now();
+    record.expiresAt = record.completedAt + RESULT_TTL_MS;
+    record.durationMs ??= record.completedAt - (record.startedAt ?? record.queuedAt);
+    try {
+      await this.options.writer.write(record);
+    } catch (error) {
+      logger.error({ err: error, scanId: record.id }, 'could not store scan result');
+    }
+    logger.info(
+      {
+        event: 'scan_finished',
+        scanId: record.id,
+        ip: record.ip,
+        scanType: record.scanType,
+        origin: record.origin,
+        status: record.status,
+        failReason: record.failReason,
+        durationMs: record.durationMs,
+        open: record.portsOpen.length,
+        filtered: record.portsFiltered.length,
+      },
+      'scan finished',
+    );
+    this.options.events.ended({ record, body: finalBody(record) });
+  }
+
+  private failReasonOf(error: unknown): FailReason {
+    const code = (error as { code?: unknown } | null)?.code;
+    this.options.logger.warn({ err: error }, 'scan could not run');
+    return typeof code === 'string' && UNREACHABLE_CODES.has(code) ? 'unreachable' : 'scanner_error';
+  }
+}
