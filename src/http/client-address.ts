@@ -2,9 +2,8 @@
 // peer, unless the peer is a proxy the operator trusts: then it is the
 // rightmost X-Forwarded-For entry that is not itself a trusted proxy.
 // Nothing else a client sends (other headers, query, body) can change it.
-import ipaddr from 'ipaddr.js';
-
-import { normaliseIp } from '../native/scan-request.js';
+import { type Cidr, contains, parseCidr } from '../net/cidr.js';
+import { type IpAddress, normaliseIp, parseIp, tryParseIp } from '../net/ip-address.js';
 import type { HttpResponse } from './uws.js';
 
 /** Recently seen peers, already in canonical form: parsing costs more than the rest of a GET. */
@@ -26,31 +25,24 @@ export function peerAddress(res: HttpResponse): string {
   return ip;
 }
 
-/** One X-Forwarded-For entry as an address: bare, `v4:port` or `[v6]:port`. */
-function parseForwardedEntry(entry: string): string | null {
+/** One X-Forwarded-For entry as an address (net/ rules): bare, `v4:port` or `[v6]:port`. */
+function parseForwardedEntry(entry: string): IpAddress | null {
   let text = entry.trim();
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(text);
   if (bracketed) text = bracketed[1]!;
   else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(text)) text = text.slice(0, text.lastIndexOf(':'));
-  try {
-    return normaliseIp(text);
-  } catch {
-    return null;
-  }
-}
-
-function parseRange(cidr: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
-  if (cidr.includes('/')) return ipaddr.parseCIDR(cidr);
-  const address = ipaddr.parse(cidr);
-  return [address, address.kind() === 'ipv4' ? 32 : 128];
+  return tryParseIp(text);
 }
 
 export class ClientAddressResolver {
-  private readonly trusted: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  private readonly trusted: Cidr[];
 
-  /** `trustProxy`: CIDRs (or bare addresses) of the proxies in front of the service. */
+  /**
+   * `trustProxy`: CIDRs (or bare addresses) of the proxies in front of the
+   * service, as net/cidr parseCidr reads them; throws for one it refuses.
+   */
   constructor(trustProxy: readonly string[]) {
-    this.trusted = trustProxy.map(parseRange);
+    this.trusted = trustProxy.map(parseCidr);
   }
 
   /** Whether any proxy is trusted: if not, the client is always the peer. */
@@ -58,9 +50,8 @@ export class ClientAddressResolver {
     return this.trusted.length > 0;
   }
 
-  private isTrusted(ip: string): boolean {
-    const address = ipaddr.parse(ip);
-    return this.trusted.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
+  private isTrusted(address: IpAddress): boolean {
+    return this.trusted.some((range) => contains(range, address));
   }
 
   /**
@@ -69,14 +60,14 @@ export class ClientAddressResolver {
    * or malformed where it matters leaves the peer as the client.
    */
   resolve(peer: string, forwardedFor: string): string {
-    if (this.trusted.length === 0 || forwardedFor === '' || !this.isTrusted(peer)) return peer;
+    if (this.trusted.length === 0 || forwardedFor === '' || !this.isTrusted(parseIp(peer))) return peer;
     const hops = forwardedFor.split(',');
     let client = peer;
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = parseForwardedEntry(hops[i]!);
       if (hop === null) return client;
-      client = hop;
-      if (!this.isTrusted(hop)) return hop;
+      client = hop.toString();
+      if (!this.isTrusted(hop)) return client;
     }
     return client; // every hop is a trusted proxy: the leftmost is the best we know
   }

@@ -1,7 +1,8 @@
 // Which autonomous system a caller belongs to, and the bucket its rate limits
 // are counted in: one per AS, so that a network cannot dodge the per-caller
 // limits by spreading requests over many of its addresses.
-import ipaddr from 'ipaddr.js';
+import { cidrOf, formatCidr } from '../net/cidr.js';
+import { parseIp } from '../net/ip-address.js';
 
 /** Maps an address to the autonomous system that announces it. */
 export interface AsnLookup {
@@ -22,6 +23,6 @@ export interface AsnLookup {
  */
 export function rateLimitBucket(ip: string, asn: number | null): string {
   if (asn !== null) return `AS${asn}`;
-  if (ip.includes(':')) return `${ipaddr.IPv6.networkAddressFromCIDR(`${ip}/48`).toString()}/48`;
-  return `${ipaddr.IPv4.networkAddressFromCIDR(`${ip}/24`).toString()}/24`;
+  const address = parseIp(ip);
+  return formatCidr(cidrOf(address, address.kind() === 'ipv4' ? 24 : 48));
 }

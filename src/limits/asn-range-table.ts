@@ -95,8 +95,11 @@ export async function openRangeTable(from: RangeTableSource): Promise<AsnRangeTa
 const lookupScratch = new Uint32Array(4);
 const ipv6Groups = new Uint16Array(8);
 
-/** A dotted-quad IPv4 address as an unsigned 32-bit number, or -1. */
-function parseIpv4(text: string): number {
+/**
+ * A dotted-quad IPv4 address as an unsigned 32-bit number, or -1. Exported
+ * for the test that holds it and parseIpv6 to the rules of net/ip-address.
+ */
+export function parseIpv4(text: string): number {
   let value = 0;
   let part = 0;
   let digits = 0;
@@ -132,7 +135,7 @@ function hexDigit(c: number): number {
  * `out`; false when `text` is not one. Hand-written to keep a lookup cheap:
  * ipaddr.js builds objects and costs more than the search itself.
  */
-function parseIpv6(text: string, out: Uint32Array): boolean {
+export function parseIpv6(text: string, out: Uint32Array): boolean {
   const n = text.length;
   let count = 0;
   let gap = -1;

@@ -5,7 +5,8 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
-import ipaddr from 'ipaddr.js';
+import { type Cidr, formatCidr, parseCidr } from '../net/cidr.js';
+import { type IpAddress, parseIp, tryParseIp } from '../net/ip-address.js';
 
 /** One network of the opt-out list, in canonical form. */
 export interface ParsedEntry {
@@ -20,50 +21,25 @@ export interface ParsedEntry {
 }
 
 /**
- * Parses one IP address or CIDR (no comment). A bare address means /32 or
- * /128; host bits under the prefix are cleared; IPv4-mapped IPv6 networks of
- * /96 or longer become IPv4. Returns why not when `text` is neither.
+ * Parses one IP address or CIDR (no comment), surrounding blanks allowed, by
+ * net/cidr parseCidr: a bare address means /32 or /128; host bits under the
+ * prefix are cleared; IPv4-mapped IPv6 networks of /96 or longer become IPv4.
+ * Returns why not when `text` is neither.
  */
 export function parseOptOutEntry(text: string, line = 1): ParsedEntry | string {
-  const value = text.trim();
-  const invalid = `${JSON.stringify(value)} is not an IP address or CIDR`;
-  const slash = value.indexOf('/');
-  const addressText = slash === -1 ? value : value.slice(0, slash);
-  const prefixText = slash === -1 ? undefined : value.slice(slash + 1);
-  // ipaddr.js also accepts legacy IPv4 forms ("10.1", "0x0a.1") and zone
-  // indexes; neither belongs in a list of networks.
-  if (addressText.includes('%')) return invalid;
-  let address: ipaddr.IPv4 | ipaddr.IPv6;
-  if (ipaddr.IPv4.isValidFourPartDecimal(addressText)) address = ipaddr.IPv4.parse(addressText);
-  else if (ipaddr.IPv6.isValid(addressText)) address = ipaddr.IPv6.parse(addressText);
-  else return invalid;
-  const bits = address.kind() === 'ipv4' ? 32 : 128;
-  let prefix = bits;
-  if (prefixText !== undefined) {
-    if (!/^\d{1,3}$/.test(prefixText)) return invalid;
-    prefix = Number(prefixText);
-    if (prefix > bits) return `${JSON.stringify(value)}: prefix /${prefix} is longer than ${bits} bits`;
+  let network: Cidr;
+  try {
+    network = parseCidr(text.trim());
+  } catch (error) {
+    return (error as Error).message;
   }
-  if (address.kind() === 'ipv6' && prefix >= 96 && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
-    address = (address as ipaddr.IPv6).toIPv4Address();
-    prefix -= 96;
-  }
-  const network = networkAddress(address, prefix);
   return {
-    cidr: `${network}/${prefix}`,
-    version: network.kind() === 'ipv4' ? 4 : 6,
-    address: network.toString(),
-    prefix,
+    cidr: formatCidr(network),
+    version: network.address.kind() === 'ipv4' ? 4 : 6,
+    address: network.address.toString(),
+    prefix: network.prefix,
     line,
   };
-}
-
-function networkAddress(address: ipaddr.IPv4 | ipaddr.IPv6, prefix: number): ipaddr.IPv4 | ipaddr.IPv6 {
-  const bytes = address.toByteArray().map((byte, index) => {
-    const keep = Math.min(8, Math.max(0, prefix - index * 8));
-    return byte & ((0xff << (8 - keep)) & 0xff);
-  });
-  return ipaddr.fromByteArray(bytes);
 }
 
 /**
@@ -88,13 +64,13 @@ export function parseOptOut(text: string): { entries: ParsedEntry[]; errors: str
 const V6_BITS = 128n;
 const V6_ALL = (1n << V6_BITS) - 1n;
 
-function v4Number(address: ipaddr.IPv4): number {
-  const [a = 0, b = 0, c = 0, d = 0] = address.octets;
+function v4Number(address: IpAddress): number {
+  const [a = 0, b = 0, c = 0, d = 0] = address.toByteArray();
   return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 }
 
-function v6Number(address: ipaddr.IPv6): bigint {
-  return address.parts.reduce((sum, part) => (sum << 16n) | BigInt(part), 0n);
+function v6Number(address: IpAddress): bigint {
+  return address.toByteArray().reduce((sum, byte) => (sum << 8n) | BigInt(byte), 0n);
 }
 
 function v4Mask(prefix: number): number {
@@ -128,14 +104,14 @@ export class OptOutMatcher {
     const v4 = new Map<number, Set<number>>();
     const v6 = new Map<number, Set<bigint>>();
     for (const entry of entries) {
-      const address = ipaddr.parse(entry.address);
+      const address = parseIp(entry.address);
       if (address.kind() === 'ipv4') {
         const networks = v4.get(entry.prefix) ?? new Set<number>();
-        networks.add((v4Number(address as ipaddr.IPv4) & v4Mask(entry.prefix)) >>> 0);
+        networks.add((v4Number(address) & v4Mask(entry.prefix)) >>> 0);
         v4.set(entry.prefix, networks);
       } else {
         const networks = v6.get(entry.prefix) ?? new Set<bigint>();
-        networks.add(v6Number(address as ipaddr.IPv6) & v6Mask(entry.prefix));
+        networks.add(v6Number(address) & v6Mask(entry.prefix));
         v6.set(entry.prefix, networks);
       }
     }
@@ -146,23 +122,18 @@ export class OptOutMatcher {
   }
 
   /**
-   * Whether `ip` (IPv4 dotted quad or IPv6; IPv4-mapped IPv6 counts as its
-   * IPv4 address) lies in one of the networks. False for text that is not an
-   * address: no such caller can be scanned anyway.
+   * Whether `ip` (an address by net/ip-address tryParseIp: IPv4-mapped IPv6
+   * counts as its IPv4 address) lies in one of the networks. False for text
+   * that is not an address: no such caller can be scanned anyway.
    */
   has(ip: string): boolean {
-    let address: ipaddr.IPv4 | ipaddr.IPv6;
-    if (ipaddr.IPv4.isValidFourPartDecimal(ip)) address = ipaddr.IPv4.parse(ip);
-    else if (ipaddr.IPv6.isValid(ip)) address = ipaddr.IPv6.parse(ip);
-    else return false;
-    if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
-      address = (address as ipaddr.IPv6).toIPv4Address();
-    }
+    const address = tryParseIp(ip);
+    if (address === null) return false;
     if (address.kind() === 'ipv4') {
-      const value = v4Number(address as ipaddr.IPv4);
+      const value = v4Number(address);
       return this.v4.some(({ mask, networks }) => networks.has((value & mask) >>> 0));
     }
-    const value = v6Number(address as ipaddr.IPv6);
+    const value = v6Number(address);
     return this.v6.some(({ mask, networks }) => networks.has(value & mask));
   }
 }

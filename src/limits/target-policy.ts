@@ -1,58 +1,16 @@
-// Which callers may be scanned: global unicast addresses only, unless the
-// operator lets private targets through for local trials and tests. An
-// IPv6 form that carries an IPv4 address (6to4, Teredo, NAT64) is judged by
-// that IPv4 address, so it cannot smuggle in a private one.
-import ipaddr from 'ipaddr.js';
+// Which callers may be scanned: publicly routable addresses only (see
+// net/routability), unless the operator lets private targets through for
+// local trials and tests.
+import { parseIp } from '../net/ip-address.js';
+import { unroutableReason } from '../net/routability.js';
 
 export interface TargetPolicyOptions {
   allowPrivateTargets: boolean;
 }
 
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
-
-function word(parts: number[], index: number): number {
-  return parts[index] ?? 0;
-}
-
-/** The IPv4 address an IPv6 transition form carries, or null for other addresses. */
-function embeddedIpv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
-  const p = address.parts;
-  const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
-  switch (range) {
-    case '6to4': // 2002:AABB:CCDD::/48
-      return v4(word(p, 1), word(p, 2));
-    case 'teredo': // 2001:0:server:flags:port:client, the client address inverted
-      return v4(word(p, 6) ^ 0xffff, word(p, 7) ^ 0xffff);
-    case 'rfc6052': // 64:ff9b::/96 (well-known NAT64 prefix)
-      return word(p, 2) === 0 ? v4(word(p, 6), word(p, 7)) : null;
-    default:
-      return null;
-  }
-}
-
-/** Why an IPv4 address may not be scanned, or null. */
-function refuseIpv4(address: ipaddr.IPv4): string | null {
-  const range = address.range();
-  return range === 'unicast' ? null : range;
-}
-
-/** Why an IPv6 address may not be scanned, or null. */
-function refuseIpv6(address: ipaddr.IPv6): string | null {
-  const range = address.range();
-  if (range === '6to4' || range === 'teredo' || range === 'rfc6052') {
-    const inner = embeddedIpv4(address, range);
-    if (inner === null) return `${range} (local-use NAT64)`;
-    const innerRange = inner.range();
-    return innerRange === 'unicast' ? null : `${range} carrying ${inner.toString()} (${innerRange})`;
-  }
-  if (range !== 'unicast') return range;
-  return address.match(GLOBAL_UNICAST_V6) ? null : 'outside global unicast 2000::/3';
-}
-
-/** Null when `ip` may be scanned, else why not (for a 422 invalid_target). */
+/** Null when `ip` may be scanned, else why not (for a 422 invalid_target). Throws when `ip` is not an address. */
 export function refuseTarget(ip: string, options: TargetPolicyOptions): string | null {
   if (options.allowPrivateTargets) return null;
-  const address = ipaddr.parse(ip);
-  const why = address.kind() === 'ipv4' ? refuseIpv4(address as ipaddr.IPv4) : refuseIpv6(address as ipaddr.IPv6);
+  const why = unroutableReason(parseIp(ip));
   return why === null ? null : `${ip} is not a publicly routable address (${why})`;
 }

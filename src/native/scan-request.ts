@@ -1,7 +1,6 @@
 // Checks a scan request from TypeScript callers and turns it into the
 // addon's shape. Throws TypeError for anything the scanner cannot take.
-import ipaddr from 'ipaddr.js';
-
+import { type IpAddress, tryParseIp } from '../net/ip-address.js';
 import type { NativeScanRequest } from './binding.js';
 
 /** Connect timeouts; the scanner adapts within them to the target's RTT. */
@@ -33,24 +32,11 @@ export interface ScanRequest {
   bannerTimeoutMs?: number;
 }
 
-/** The address in canonical text form: IPv4-mapped IPv6 becomes IPv4. */
-export function normaliseIp(ip: unknown): string {
-  return parseTarget(ip).toString();
-}
-
-function parseTarget(ip: unknown): ipaddr.IPv4 | ipaddr.IPv6 {
-  if (typeof ip !== 'string' || !ipaddr.isValid(ip) || ip.includes('%')) {
-    throw new TypeError(`ip must be an IPv4 or IPv6 address, got ${JSON.stringify(ip)}`);
-  }
-  const parsed = ipaddr.parse(ip);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    return (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  // ipaddr.isValid accepts legacy forms such as "10.1"; only dotted quads pass.
-  if (parsed.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(ip)) {
-    throw new TypeError(`ip must be an IPv4 or IPv6 address, got ${JSON.stringify(ip)}`);
-  }
-  return parsed;
+/** The target of a request: an address by the net/ rules; IPv4-mapped IPv6 becomes IPv4. */
+function parseTarget(ip: unknown): IpAddress {
+  const target = typeof ip === 'string' ? tryParseIp(ip) : null;
+  if (target === null) throw new TypeError(`ip must be an IPv4 or IPv6 address, got ${JSON.stringify(ip)}`);
+  return target;
 }
 
 function isIntegerIn(value: unknown, min: number, max: number): value is number {

@@ -10,7 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 
 import { refuseTarget } from '../limits/target-policy.js';
-import { normaliseIp } from '../native/scan-request.js';
+import { normaliseIp } from '../net/ip-address.js';
 
 export type AttemptOutcome =
   | 'delivered' // 2xx

@@ -29,4 +29,20 @@ describe('ClientAddressResolver', () => {
     expect(behindProxy.resolve('10.1.1.1', '10.4.4.4, 10.3.3.3')).toBe('10.4.4.4');
     expect(behindProxy.resolve('10.1.1.1', '')).toBe('10.1.1.1');
   });
+
+  it('reads X-Forwarded-For entries by the net/ address rules: no legacy IPv4 forms, no zone index', () => {
+    // "10.1" would be 10.0.0.1, a trusted proxy, to a lax parser, and 8.8.8.8 the client.
+    expect(behindProxy.resolve('10.1.1.1', '8.8.8.8, 10.1')).toBe('10.1.1.1');
+    expect(behindProxy.resolve('10.1.1.1', '8.8.8.8, 10.0.0.1')).toBe('8.8.8.8');
+    expect(behindProxy.resolve('10.1.1.1', '8.8.8.8, ::ffff:010.0.0.1')).toBe('10.1.1.1');
+    expect(behindProxy.resolve('10.1.1.1', '8.8.8.8, [fe80::1%eth0]:443')).toBe('10.1.1.1');
+  });
+
+  it('reads trustProxy by net/cidr parseCidr: legacy IPv4 forms and zone indexes refused', () => {
+    for (const entry of ['10.1', '10.1/8', '127.1', 'fe80::1%eth0', '10.0.0.0/33']) {
+      expect(() => new ClientAddressResolver(['192.0.2.7', entry])).toThrow(JSON.stringify(entry));
+    }
+    // An IPv4-mapped network is the IPv4 network it maps, as callers' addresses are.
+    expect(new ClientAddressResolver(['::ffff:10.0.0.0/104']).resolve('10.1.1.1', '8.8.8.8')).toBe('8.8.8.8');
+  });
 });
