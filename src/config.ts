@@ -3,6 +3,8 @@
 // README's table are derived from it (config-sources.ts, config-table.ts).
 import * as z from 'zod';
 
+import { parseCidr } from './net/cidr.js';
+
 /** What the schema says of a setting beyond its type and default. */
 export interface SettingMeta {
   description: string;
@@ -25,6 +27,14 @@ const rateRule = (max: number, windowSeconds: number, what: string) =>
     })
     .prefault({});
 const scanLimit = z.number().int().min(1);
+/** An address or CIDR, by the one set of IP rules (src/net). */
+const cidr = z.string().superRefine((text, context) => {
+  try {
+    parseCidr(text);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+});
 
 export const configSchema = z.strictObject({
   host: setting(z.string().min(1).default('0.0.0.0'), { description: 'address to listen on', flag: '--host' }),
@@ -67,7 +77,7 @@ export const configSchema = z.strictObject({
       deepPerAsn: rateRule(200, 3600, 'deep scans started per ASN'),
     })
     .prefault({}),
-  trustProxy: setting(z.array(z.string()).default([]), { description: 'CIDRs of proxies whose `X-Forwarded-For` is believed' }),
+  trustProxy: setting(z.array(cidr).default([]), { description: 'CIDRs of proxies whose `X-Forwarded-For` is believed' }),
   optOutFile: setting(z.string().min(1).optional(), { description: 'file of IPs/CIDRs never scanned (403), reloaded on change', defaultText: 'none' }),
   asnDatabase: setting(z.string().min(1).optional(), {
     description: 'a `.mmdb` file or an ip-location-db CSV for ASN lookups',

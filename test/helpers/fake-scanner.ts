@@ -16,6 +16,9 @@ export class FakeScanner implements Pick<Scanner, 'scan'> {
   /** When set, scan() throws it synchronously. */
   throwOnScan: Error | undefined;
 
+  /** `endAtOnce`: every scan completes on the next turn, finding nothing (for tests of what surrounds scans). */
+  constructor(private readonly options: { endAtOnce?: boolean } = {}) {}
+
   scan(request: ScanRequest, onChunk?: (chunk: ScanChunk) => void): ScanHandle {
     if (this.throwOnScan !== undefined) throw this.throwOnScan;
     let settle!: { resolve: (summary: ScanSummary) => void; reject: (error: unknown) => void };
@@ -36,6 +39,7 @@ export class FakeScanner implements Pick<Scanner, 'scan'> {
       fail: (error) => settle.reject(error),
     };
     this.scans.push(fake);
+    if (this.options.endAtOnce) setImmediate(() => fake.complete());
     return {
       id: this.scans.length,
       found,

@@ -1,6 +1,7 @@
 // The abuse controls through the real server: rate limits with their
 // headers (injected clock), the target rule against spoofed headers,
-// trusted proxies, opt-out with live reload. Real clients on loopback.
+// trusted proxies, opt-out with live reload. Real clients on loopback; a
+// scanner that ends each scan at once, as what it finds plays no part here.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { burst } from '../helpers/burst.js';
 import { eventually } from '../helpers/eventually.js';
+import { FakeScanner } from '../helpers/fake-scanner.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { NO_LIMITS } from '../helpers/no-limits.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
@@ -21,7 +23,7 @@ afterEach(async () => {
 });
 
 async function server(overrides: Parameters<typeof startTestServer>[0] = {}, clock?: { now(): number }): Promise<TestServer> {
-  const started = await startTestServer(overrides, { clock });
+  const started = await startTestServer(overrides, { clock, scanner: new FakeScanner({ endAtOnce: true }) });
   cleanups.push(() => started.close());
   return started;
 }

@@ -1,0 +1,108 @@
+// The settings: one schema, a variable for each setting, the documented
+// precedence, clear errors, and the README's table made from the schema.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { DEFAULT_CONFIG } from '../../src/config.js';
+import { ConfigError, loadConfig, SETTINGS } from '../../src/config-sources.js';
+import { configTable } from '../../src/config-table.js';
+
+/** A valid value other than the default for every setting: as its variable's text, and as loaded. */
+const SAMPLES: Record<string, [string, unknown]> = {
+  host: ['127.0.0.1', '127.0.0.1'],
+  port: ['9090', 9090],
+  dataDir: ['/var/lib/selfscan', '/var/lib/selfscan'],
+  allowPrivateTargets: ['yes', true],
+  allowPrivateCallbacks: ['1', true],
+  logLevel: ['debug', 'debug'],
+  sseKeepAliveSeconds: ['5', 5],
+  'concurrency.fast': ['12', 12],
+  'concurrency.deep': ['3', 3],
+  'scanBudgetSeconds.fast': ['60', 60],
+  'scanBudgetSeconds.deep': ['900.5', 900.5],
+  drainSeconds: ['10', 10],
+  'dns.servers': ['127.0.0.1:5353, 192.0.2.53', ['127.0.0.1:5353', '192.0.2.53']],
+  'dns.timeoutMs': ['500', 500],
+  'limits.edge.max': ['0', 0],
+  'limits.edge.windowSeconds': ['120', 120],
+  'limits.fastPerAsn.max': ['5', 5],
+  'limits.fastPerAsn.windowSeconds': ['60', 60],
+  'limits.deepPerIp.max': ['3', 3],
+  'limits.deepPerIp.windowSeconds': ['30', 30],
+  'limits.deepPerAsn.max': ['7', 7],
+  'limits.deepPerAsn.windowSeconds': ['70', 70],
+  trustProxy: ['10.0.0.0/8,2001:db8::1', ['10.0.0.0/8', '2001:db8::1']],
+  optOutFile: ['/etc/selfscan/optout.txt', '/etc/selfscan/optout.txt'],
+  asnDatabase: ['/srv/asn.mmdb', '/srv/asn.mmdb'],
+  'webhooks.retryDelaysSeconds': ['1,2,3', [1, 2, 3]],
+  'webhooks.timeoutSeconds': ['2', 2],
+};
+
+function at(config: object, path: readonly string[]): unknown {
+  return path.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], config);
+}
+
+function configFile(content: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'selfscan-config-')), 'config.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('loadConfig', () => {
+  it('gives the defaults when nothing is set', () => {
+    expect(loadConfig({}, {})).toEqual(DEFAULT_CONFIG);
+    expect(DEFAULT_CONFIG).toMatchObject({ host: '0.0.0.0', port: 8080, limits: { deepPerIp: { max: 1, windowSeconds: 300 } } });
+  });
+
+  it('has a sample for every setting, and nothing else', () => {
+    expect(Object.keys(SAMPLES).sort()).toEqual(SETTINGS.map((s) => s.path.join('.')).sort());
+  });
+
+  it.each(SETTINGS.map((s) => [s.env, s] as const))('reads %s', (_env, setting) => {
+    const [text, value] = SAMPLES[setting.path.join('.')]!;
+    expect(at(loadConfig({}, { [setting.env]: text }), setting.path)).toEqual(value);
+    expect(at(DEFAULT_CONFIG, setting.path)).not.toEqual(value);
+  });
+
+  it('lets flags win over the environment, and the environment over the file', () => {
+    const file = configFile({ port: 1000, host: '192.0.2.1', limits: { edge: { max: 5 } } });
+    const env = { SELFSCAN_CONFIG: file, SELFSCAN_PORT: '2000' };
+    const config = loadConfig({ port: '3000' }, env);
+    expect(config).toMatchObject({ port: 3000, host: '192.0.2.1', limits: { edge: { max: 5, windowSeconds: 60 } } });
+    expect(loadConfig({}, env).port).toBe(2000);
+    expect(loadConfig({ config: file }, {}).port).toBe(1000);
+    expect(loadConfig({ 'allow-private-targets': true }, { SELFSCAN_ALLOW_PRIVATE_TARGETS: 'no' }).allowPrivateTargets).toBe(true);
+  });
+
+  it.each<[string, Record<string, string | boolean>, Record<string, string>, RegExp]>([
+    ['a port out of range from a flag', { port: '70000' }, {}, /^port \(--port\): .*65535/],
+    ['a port that is no number', {}, { SELFSCAN_PORT: 'http' }, /^port \(SELFSCAN_PORT\)/],
+    ['a legacy IPv4 form in trustProxy', {}, { SELFSCAN_TRUST_PROXY: '10.1' }, /trustProxy\.0 \(SELFSCAN_TRUST_PROXY\): "10.1" is not an IP address or CIDR/],
+    ['a prefix too long', {}, { SELFSCAN_TRUST_PROXY: '10.0.0.0/33' }, /prefix \/33/],
+    ['a switch that is neither yes nor no', {}, { SELFSCAN_ALLOW_PRIVATE_TARGETS: 'maybe' }, /SELFSCAN_ALLOW_PRIVATE_TARGETS must be 1\/true\/yes or 0\/false\/no/],
+    ['a negative retry delay', {}, { SELFSCAN_WEBHOOKS_RETRY_DELAYS_SECONDS: '10,-1' }, /webhooks\.retryDelaysSeconds\.1/],
+    ['a concurrency of 0', {}, { SELFSCAN_CONCURRENCY_DEEP: '0' }, /concurrency\.deep/],
+    ['an unknown log level', {}, { SELFSCAN_LOG_LEVEL: 'loud' }, /logLevel/],
+  ])('refuses %s, naming the setting and where it came from', (_name, flags, env, message) => {
+    expect(() => loadConfig(flags, env)).toThrow(ConfigError);
+    expect(() => loadConfig(flags, env)).toThrow(message);
+  });
+
+  it('refuses a config file that is unreadable, not JSON, not an object, or has an unknown key', () => {
+    expect(() => loadConfig({ config: '/nonexistent/selfscan.json' }, {})).toThrow(/cannot read config file/);
+    expect(() => loadConfig({ config: configFile('{ port: 1') }, {})).toThrow(/is not valid JSON/);
+    expect(() => loadConfig({ config: configFile([1]) }, {})).toThrow(/must hold a JSON object/);
+    expect(() => loadConfig({ config: configFile({ limits: { edge: { maximum: 3 } } }) }, {})).toThrow(/limits\.edge \(config file .*\): Unrecognized key: "maximum"/);
+  });
+});
+
+describe('the README', () => {
+  it('documents exactly the settings of the schema (npm run docs:config rewrites the table)', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = /<!-- config:start -->\n([\s\S]*?)\n<!-- config:end -->/.exec(readme)?.[1];
+    expect(table).toBe(configTable());
+  });
+});
