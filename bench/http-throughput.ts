@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/config.js';
 import { startDnsServer } from '../test/helpers/dns-server.js';
 import { importBuilt } from './built.js';
 
-const { DEFAULT_CONFIG } = await importBuilt<typeof import('../src/config.js')>('config.js');
+const { DEFAULT_CONFIG } = await importBuilt<typeof import('../src/config/config.js')>('config/config.js');
 const { loadUws } = await importBuilt<typeof import('../src/http/uws.js')>('http/uws.js');
 const { createLogger } = await importBuilt<typeof import('../src/log.js')>('log.js');
 const { startServer } = await importBuilt<typeof import('../src/roles/serve.js')>('roles/serve.js');

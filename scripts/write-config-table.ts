@@ -2,7 +2,7 @@
 // config schema (test/unit/config.test.ts fails while they differ).
 import { readFileSync, writeFileSync } from 'node:fs';
 
-import { configTable } from '../src/config-table.js';
+import { configTable } from '../src/config/config-table.js';
 
 const README = new URL('../README.md', import.meta.url);
 const MARKED = /(<!-- config:start -->\n)[\s\S]*?(<!-- config:end -->)/;

@@ -3,16 +3,13 @@
 // SIGTERM or SIGINT, then drains scans in flight and exits.
 import { parseArgs } from 'node:util';
 
-import * as z from 'zod';
-
-import { ConfigError, loadConfig, type Setting, SETTINGS } from './config-sources.js';
+import { ConfigError, isSwitch, loadConfig, type Setting, SETTINGS } from './config/config-sources.js';
 import { createLogger } from './log.js';
 import { runOptOutCommand } from './opt-out-command.js';
 import { startServer } from './roles/serve.js';
 import { VERSION } from './version.js';
 
 const FLAG_SETTINGS = SETTINGS.filter((setting) => setting.meta.flag !== undefined);
-const isSwitch = (setting: Setting): boolean => setting.schema instanceof z.ZodBoolean;
 
 function flagHelp(setting: Setting): string {
   const name = `  ${setting.meta.flag}${isSwitch(setting) ? '' : ` ${setting.path.at(-1)!.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`}`;

@@ -4,7 +4,7 @@
 // and MCP alike, so every start path shares the same counters.
 import type { Logger } from 'pino';
 
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanType } from '../scan/scan-types.js';

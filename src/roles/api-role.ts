@@ -3,7 +3,7 @@
 // the native scanner, so an API-only process can run where scans do not.
 import type { Logger } from 'pino';
 
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createHttpApp, type HttpApp } from '../http/app.js';
 import { Admission } from '../limits/admission.js';
 import { openAsnLookup } from '../limits/open-asn-lookup.js';

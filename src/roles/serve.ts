@@ -4,7 +4,7 @@
 // the data dir. Tests inject the scanner, store, rate limits or clock.
 import type { Logger } from 'pino';
 
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../limits/rate-limit-store.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import type { Scanner, ScannerStats } from '../native/scanner.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { finalBody } from '../scan/result-view.js';
 import { isFinal, type ScanRecord } from '../model/scan-record.js';
 import { SCAN_PROFILES, type ScanType } from '../scan/scan-types.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 
 /** Every rate limit off: tests of other things make many requests from one address. */
 export const NO_LIMITS: Config['limits'] = {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
 import { burst } from '../helpers/burst.js';
 import { eventually } from '../helpers/eventually.js';
 import { FakeScanner } from '../helpers/fake-scanner.js';

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { DEFAULT_CONFIG } from '../../src/config.js';
-import { ConfigError, loadConfig, SETTINGS } from '../../src/config-sources.js';
-import { configTable } from '../../src/config-table.js';
+import { DEFAULT_CONFIG } from '../../src/config/config.js';
+import { ConfigError, loadConfig, SETTINGS } from '../../src/config/config-sources.js';
+import { configTable } from '../../src/config/config-table.js';
 
 /** A valid value other than the default for every setting: as its variable's text, and as loaded. */
 const SAMPLES: Record<string, [string, unknown]> = {

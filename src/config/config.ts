@@ -1,9 +1,9 @@
 // The service's settings: one zod schema that holds each setting's type,
 // default and meaning. Environment variables, command-line flags and the
-// README's table are derived from it (config-sources.ts, config-table.ts).
+// README's table are derived from it (config-sources.ts, config-table.ts beside it).
 import * as z from 'zod';
 
-import { parseCidr } from './net/cidr.js';
+import { parseCidr } from '../net/cidr.js';
 
 /** What the schema says of a setting beyond its type and default. */
 export interface SettingMeta {

@@ -50,6 +50,11 @@ function collect(schema: z.ZodType, path: string[], out: Setting[]): Setting[] {
   return out;
 }
 
+/** Whether the setting is on or off: a flag without a value. */
+export function isSwitch(setting: Setting): boolean {
+  return setting.schema instanceof z.ZodBoolean;
+}
+
 /** Every setting, in the schema's order. */
 export const SETTINGS: readonly Setting[] = collect(configSchema, [], []);
 
