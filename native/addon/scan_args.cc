@@ -100,8 +100,8 @@ EngineOptions ParseEngineOptions(const Napi::Value& value) {
   if (!value.IsObject()) Fail(value.Env(), "engine options must be an object");
   Napi::Object object = value.As<Napi::Object>();
   options.max_in_flight = static_cast<int>(IntegerField(object, "maxInFlight", 0, 1 << 20, 0));
-  options.per_target_in_flight =
-      static_cast<int>(IntegerField(object, "perTargetInFlight", 1, 1 << 20, options.per_target_in_flight));
+  options.per_target_in_flight = static_cast<int>(
+      IntegerField(object, "perTargetInFlight", 1, 1 << 20, options.per_target_in_flight));
   options.initial_rate =
       static_cast<int>(IntegerField(object, "initialRate", 1, 1 << 24, options.initial_rate));
   options.connect_threads =
