@@ -1,12 +1,28 @@
 #!/usr/bin/env node
 // `npm test`: installs the system tools the tests drive (nmap, ip, iptables)
-// when they are missing, builds the addon and the TypeScript, runs every
+// and the lint needs (clang-format) when they are missing, lints (npm run
+// lint), builds the addon, type-checks and builds the TypeScript, runs every
 // vitest project, then prints one closing line "N passed, N failed".
-// Extra arguments go to vitest, e.g. `npm test -- --project unit`.
-import { execFileSync, spawnSync } from 'node:child_process';
+// Extra arguments go to vitest, e.g. `npm test -- --project unit`: with the
+// unit project alone, nothing is compiled and nothing needs root (without
+// root, a missing clang-format skips only the C++ format check).
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
-const tools = { nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables' };
+/** The values of vitest's `--project NAME` and `--project=NAME` arguments. */
+function selectedProjects(args) {
+  return args.flatMap((arg, i) => {
+    if (arg.startsWith('--project=')) return [arg.slice('--project='.length)];
+    return arg === '--project' && i + 1 < args.length ? [args[i + 1]] : [];
+  });
+}
+
+const vitestArgs = process.argv.slice(2);
+const projects = selectedProjects(vitestArgs);
+const unitOnly = projects.length > 0 && projects.every((project) => project === 'unit');
+const lintTools = { 'clang-format': 'clang-format' };
+const tools = unitOnly ? lintTools : { ...lintTools, nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables' };
+const isRoot = process.getuid?.() === 0;
 
 function has(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
@@ -20,32 +36,38 @@ function run(command, args, options = {}) {
   }
 }
 
-const missing = [...new Set(Object.entries(tools).filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg))];
-if (missing.length > 0) {
-  if (process.getuid?.() !== 0) {
-    console.error(`test: missing ${missing.join(', ')}; install them or run as root`);
-    process.exit(1);
-  }
+const missingCommands = Object.keys(tools).filter((command) => !has(command));
+const missing = [...new Set(missingCommands.map((command) => tools[command]))];
+if (missing.length > 0 && isRoot) {
   console.log(`test: installing ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
   run('apt-get', ['install', '-y', '-qq', ...missing], { env });
+} else if (missing.length > 0 && !unitOnly) {
+  console.error(`test: missing ${missing.join(', ')}; install them or run as root`);
+  process.exit(1);
 }
 
-// Always build the addon from the checked-out sources (incremental).
-run('npx', ['node-gyp', existsSync('build/Makefile') ? 'build' : 'rebuild', '--nodedir=/usr'], {
-  env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr' },
-});
+if (has('clang-format')) {
+  run('npm', ['run', 'lint']);
+} else {
+  console.warn('test: clang-format is missing and installing it needs root: SKIPPING the C++ format check (apt-get install clang-format)');
+  run('npm', ['run', 'lint:ts']);
+}
+if (!unitOnly) {
+  // Always build the addon from the checked-out sources (incremental).
+  run('npx', ['node-gyp', existsSync('build/Makefile') ? 'build' : 'rebuild', '--nodedir=/usr'], {
+    env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr' },
+  });
+}
 run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 run('npx', ['tsc', '-p', 'tsconfig.build.json']);
 
 const resultsFile = '.vitest-results.json';
 rmSync(resultsFile, { force: true });
-const vitest = spawnSync(
-  'npx',
-  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...process.argv.slice(2)],
-  { stdio: 'inherit' },
-);
+const vitest = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...vitestArgs], {
+  stdio: 'inherit',
+});
 if (!existsSync(resultsFile)) {
   console.error('test: vitest wrote no results');
   process.exit(vitest.status || 1);

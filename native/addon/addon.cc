@@ -47,6 +47,7 @@ class Addon : public Napi::Addon<Addon> {
                              InstanceMethod("startScan", &Addon::StartScan),
                              InstanceMethod("cancelScan", &Addon::CancelScan),
                              InstanceMethod("stats", &Addon::GetStats),
+                             InstanceValue("scanDefaults", ScanDefaultsToJs(env), napi_enumerable),
                          });
   }
 

@@ -28,6 +28,13 @@ int64_t IntegerField(const Napi::Object& object, const char* name, int64_t min, 
   return static_cast<int64_t>(number);
 }
 
+// An optional field in milliseconds, kept in microseconds; `us` stays as it
+// is when the field is absent.
+void MillisecondsField(const Napi::Object& object, const char* name, int64_t min, int64_t max,
+                       int64_t& us) {
+  us = IntegerField(object, name, min, max, us / 1000) * 1000;
+}
+
 bool BoolField(const Napi::Object& object, const char* name, bool fallback) {
   Napi::Value value = object.Get(name);
   if (value.IsUndefined()) return fallback;
@@ -77,21 +84,35 @@ void ParsePorts(const Napi::Object& request, ScanSpec& spec) {
 }  // namespace
 
 ScanSpec ParseScanSpec(const Napi::Object& request) {
-  ScanSpec spec;
+  ScanSpec spec;  // what a field left out becomes
   ParseTarget(request, spec);
   ParsePorts(request, spec);
-  spec.chunk_size = static_cast<uint32_t>(IntegerField(request, "chunkSize", 1, 65535, 1024));
+  spec.chunk_size =
+      static_cast<uint32_t>(IntegerField(request, "chunkSize", 1, 65535, spec.chunk_size));
   constexpr int64_t kDay = 86400000;
-  spec.budget_us = IntegerField(request, "budgetMs", 0, kDay, 0) * 1000;
-  spec.timeouts.min_us = IntegerField(request, "minTimeoutMs", 1, 60000, 100) * 1000;
-  spec.timeouts.max_us = IntegerField(request, "maxTimeoutMs", 1, 60000, 3000) * 1000;
-  spec.timeouts.initial_us = IntegerField(request, "initialTimeoutMs", 1, 60000, 1000) * 1000;
+  MillisecondsField(request, "budgetMs", 0, kDay, spec.budget_us);
+  MillisecondsField(request, "minTimeoutMs", 1, 60000, spec.timeouts.min_us);
+  MillisecondsField(request, "maxTimeoutMs", 1, 60000, spec.timeouts.max_us);
+  MillisecondsField(request, "initialTimeoutMs", 1, 60000, spec.timeouts.initial_us);
   if (spec.timeouts.min_us > spec.timeouts.max_us) {
     Fail(request.Env(), "minTimeoutMs must not exceed maxTimeoutMs");
   }
-  spec.banners = BoolField(request, "banners", true);
-  spec.banner_timeout_us = IntegerField(request, "bannerTimeoutMs", 1, 60000, 1000) * 1000;
+  spec.banners = BoolField(request, "banners", spec.banners);
+  MillisecondsField(request, "bannerTimeoutMs", 1, 60000, spec.banner_timeout_us);
   return spec;
+}
+
+Napi::Object ScanDefaultsToJs(Napi::Env env) {
+  const ScanSpec spec;
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("chunkSize", spec.chunk_size);
+  out.Set("initialTimeoutMs", static_cast<double>(spec.timeouts.initial_us / 1000));
+  out.Set("minTimeoutMs", static_cast<double>(spec.timeouts.min_us / 1000));
+  out.Set("maxTimeoutMs", static_cast<double>(spec.timeouts.max_us / 1000));
+  out.Set("banners", spec.banners);
+  out.Set("bannerTimeoutMs", static_cast<double>(spec.banner_timeout_us / 1000));
+  out.Freeze();
+  return out;
 }
 
 EngineOptions ParseEngineOptions(const Napi::Value& value) {
@@ -100,8 +121,8 @@ EngineOptions ParseEngineOptions(const Napi::Value& value) {
   if (!value.IsObject()) Fail(value.Env(), "engine options must be an object");
   Napi::Object object = value.As<Napi::Object>();
   options.max_in_flight = static_cast<int>(IntegerField(object, "maxInFlight", 0, 1 << 20, 0));
-  options.per_target_in_flight =
-      static_cast<int>(IntegerField(object, "perTargetInFlight", 1, 1 << 20, options.per_target_in_flight));
+  options.per_target_in_flight = static_cast<int>(
+      IntegerField(object, "perTargetInFlight", 1, 1 << 20, options.per_target_in_flight));
   options.initial_rate =
       static_cast<int>(IntegerField(object, "initialRate", 1, 1 << 24, options.initial_rate));
   options.connect_threads =

@@ -1,6 +1,7 @@
 // Turns the JavaScript scan request into a ScanSpec, throwing TypeError for
-// anything malformed, so that nothing unchecked reaches the engine thread.
-// Main (JavaScript) thread only.
+// anything malformed, so that nothing unchecked reaches the engine thread;
+// a field left out keeps ScanSpec's default, which JavaScript reads as the
+// binding's `scanDefaults`. Main (JavaScript) thread only.
 #pragma once
 
 #include <napi.h>
@@ -11,6 +12,9 @@
 namespace selfscan {
 
 ScanSpec ParseScanSpec(const Napi::Object& request);
+// The request fields' defaults (a default ScanSpec's), frozen, in the
+// request's names and units.
+Napi::Object ScanDefaultsToJs(Napi::Env env);
 EngineOptions ParseEngineOptions(const Napi::Value& value);
 
 }  // namespace selfscan

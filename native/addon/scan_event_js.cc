@@ -29,8 +29,9 @@ Napi::Object ChunkToJs(Napi::Env env, const Chunk& chunk) {
   for (size_t i = 0; i < chunk.open.size(); ++i) {
     Napi::Object port = Napi::Object::New(env);
     port.Set("port", chunk.open[i].port);
-    port.Set("banner", chunk.open[i].has_banner ? Napi::Value(Napi::String::New(env, chunk.open[i].banner))
-                                                : env.Null());
+    port.Set("banner", chunk.open[i].has_banner
+                           ? Napi::Value(Napi::String::New(env, chunk.open[i].banner))
+                           : env.Null());
     open.Set(static_cast<uint32_t>(i), port);
   }
   out.Set("open", open);

@@ -3,8 +3,9 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <time.h>  // before linux/errqueue.h, which uses timespec
+#include <time.h>
 
+// After time.h: linux/errqueue.h uses struct timespec without including it.
 #include <linux/errqueue.h>
 
 namespace selfscan {

@@ -34,10 +34,10 @@ struct ConnectDone {
   uint32_t slot;
   uint32_t gen;
   int fd;
-  int error_number;     // of socket() when not answered and fd < 0, else of connect() or SO_ERROR
-  int64_t started_us;   // when connect() was called
-  bool answered;        // error_number is SO_ERROR after the network answered
-  bool icmp;            // answered ECONNREFUSED by an ICMP port unreachable
+  int error_number;    // of socket() when not answered and fd < 0, else of connect() or SO_ERROR
+  int64_t started_us;  // when connect() was called
+  bool answered;       // error_number is SO_ERROR after the network answered
+  bool icmp;           // answered ECONNREFUSED by an ICMP port unreachable
 };
 
 // Runs one order on the calling thread.

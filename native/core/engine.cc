@@ -71,9 +71,7 @@ void SetPort(sockaddr_storage& a, uint16_t port) {
   }
 }
 
-uint64_t Token(uint32_t slot, uint32_t gen) {
-  return (static_cast<uint64_t>(gen) << 32) | slot;
-}
+uint64_t Token(uint32_t slot, uint32_t gen) { return (static_cast<uint64_t>(gen) << 32) | slot; }
 
 }  // namespace
 
@@ -385,8 +383,8 @@ void Engine::HandleEvent(uint64_t token, uint32_t events) {
   }
 }
 
-void Engine::OnConnectResult(Probe& probe, int error_number, bool from_network,
-                             const char* syscall, bool icmp) {
+void Engine::OnConnectResult(Probe& probe, int error_number, bool from_network, const char* syscall,
+                             bool icmp) {
   ScanJob& job = *probe.job;
   TargetState& target = *job.target;
   ConnectOutcome outcome = ClassifyConnectErrno(error_number, from_network);

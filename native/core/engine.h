@@ -30,17 +30,17 @@
 namespace selfscan {
 
 struct EngineOptions {
-  int max_in_flight = 0;           // sockets at once; 0 = from RLIMIT_NOFILE
-  int per_target_in_flight = 4096; // connects outstanding to one address
-  int initial_rate = 2000;         // connects/s to a new target, before slow start
-  int connect_threads = -1;        // threads beside the engine's that run connects; -1 = cores - 1
+  int max_in_flight = 0;            // sockets at once; 0 = from RLIMIT_NOFILE
+  int per_target_in_flight = 4096;  // connects outstanding to one address
+  int initial_rate = 2000;          // connects/s to a new target, before slow start
+  int connect_threads = -1;         // threads beside the engine's that run connects; -1 = cores - 1
 };
 
 struct EngineStats {
   int fd_limit;
   int budget;
   int in_flight;
-  int scans;  // started and not yet ended
+  int scans;               // started and not yet ended
   uint64_t local_retries;  // probes put back after a local error (EMFILE...)
   uint64_t canaries;       // canary probes sent
   uint64_t canaries_lost;  // canaries that went unanswered (drops seen)
@@ -64,7 +64,14 @@ class Engine {
   // read a banner; it no longer counts against the target's window.
   // kLaunching: a connect worker has the order; the probe is not ours to
   // touch until it comes back.
-  enum class Phase : uint8_t { kFree, kLaunching, kConnecting, kAnswered, kAwaitBanner, kAwaitHttp };
+  enum class Phase : uint8_t {
+    kFree,
+    kLaunching,
+    kConnecting,
+    kAnswered,
+    kAwaitBanner,
+    kAwaitHttp
+  };
   struct Probe {
     int fd = -1;
     uint32_t gen = 0;
@@ -144,7 +151,7 @@ class Engine {
   int wake_fd_ = -1;
   int fd_limit_ = 0;
   int budget_ = 0;
-  int fd_ceiling_ = 0;       // budget, lowered for a while after EMFILE
+  int fd_ceiling_ = 0;  // budget, lowered for a while after EMFILE
   int64_t last_emfile_us_ = 0;
   int64_t backoff_until_us_ = 0;
   int in_flight_ = 0;

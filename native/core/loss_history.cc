@@ -25,7 +25,8 @@ void LossHistory::Record(double rate, int64_t now_us) {
 double LossHistory::SafeRate() const {
   if (count_ == 0) return 0;
   size_t kept = std::min(count_, kEpisodes);
-  return kSafety * *std::min_element(rates_.begin(), rates_.begin() + static_cast<std::ptrdiff_t>(kept));
+  return kSafety *
+         *std::min_element(rates_.begin(), rates_.begin() + static_cast<std::ptrdiff_t>(kept));
 }
 
 }  // namespace selfscan

@@ -16,9 +16,7 @@ constexpr double kGoodputMargin = 0.9;
 
 Pacer::Pacer(double initial_rate) : rate_(std::max(initial_rate, kMinRate)) {}
 
-double Pacer::Rate(double ceiling) const {
-  return ceiling > 0 ? std::min(rate_, ceiling) : rate_;
-}
+double Pacer::Rate(double ceiling) const { return ceiling > 0 ? std::min(rate_, ceiling) : rate_; }
 
 void Pacer::Refill(int64_t now_us, double ceiling) {
   double rate = Rate(ceiling);

@@ -34,8 +34,8 @@ struct ScanEnd {
   int64_t duration_us = 0;
   uint32_t chunks_complete = 0;
   uint32_t total_chunks = 0;
-  int error_number = 0;       // errno of a failed scan
-  const char* syscall = "";   // the call that failed
+  int error_number = 0;      // errno of a failed scan
+  const char* syscall = "";  // the call that failed
 };
 
 struct ScanEvent {

@@ -100,8 +100,7 @@ void ScanJob::EmitChunk(uint32_t chunk, bool complete) {
   outbox_.push_back(std::move(event));
 }
 
-void ScanJob::Finish(ScanStatus status, int64_t now_us, int error_number,
-                     const char* syscall) {
+void ScanJob::Finish(ScanStatus status, int64_t now_us, int error_number, const char* syscall) {
   if (ended_) return;
   if (status == ScanStatus::kIncomplete) {
     for (uint32_t c = 0; c < total_chunks_; ++c) {

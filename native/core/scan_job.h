@@ -25,7 +25,7 @@ struct TargetState;
 class ScanJob {
  public:
   struct Work {
-    uint32_t index;   // into spec().ports
+    uint32_t index;  // into spec().ports
   };
 
   ScanJob(uint64_t id, ScanSpec spec, int64_t start_us);
@@ -61,8 +61,7 @@ class ScanJob {
   bool AllResolved() const { return resolved_ == spec_.ports.size(); }
 
   // Ends the scan. kIncomplete also emits what unfinished chunks found.
-  void Finish(ScanStatus status, int64_t now_us, int error_number = 0,
-              const char* syscall = "");
+  void Finish(ScanStatus status, int64_t now_us, int error_number = 0, const char* syscall = "");
   bool ended() const { return ended_; }
 
   // Hands queued events to the sink in order; true once the end event has

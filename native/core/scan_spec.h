@@ -1,5 +1,7 @@
 // Everything one scan needs, validated by the addon before it reaches the
-// engine: target address, port list and timing options.
+// engine: target address, port list and timing options. The defaults here
+// are the only ones: the addon fills a request's absent fields from a
+// default ScanSpec and exports them to JavaScript as `scanDefaults`.
 #pragma once
 
 #include <sys/socket.h>

@@ -31,8 +31,8 @@ void Remember(std::vector<uint16_t>& ports, uint16_t port) {
 }  // namespace
 
 void TargetState::Prepare(int64_t now_us) {
-  int64_t epoch = rtt.HasSamples() ? std::max(kEpochFloorUs, 2 * rtt.UnboundedTimeoutUs())
-                                   : kEpochFloorUs;
+  int64_t epoch =
+      rtt.HasSamples() ? std::max(kEpochFloorUs, 2 * rtt.UnboundedTimeoutUs()) : kEpochFloorUs;
   pacer.Tick(now_us, epoch);
   double safe = losses.SafeRate();
   ceiling_ = !sweeping && safe > 0 ? kVerifyShare * safe : 0;

@@ -51,10 +51,10 @@ class TargetState {
   Pacer pacer;
   CanaryLedger ledger;
   LossHistory losses;
-  int connecting = 0;     // probes waiting for the handshake to answer
+  int connecting = 0;         // probes waiting for the handshake to answer
   int awaiting_canaries = 0;  // silent probes whose verdict waits for canaries
-  bool sweeping = false;  // some scan of it has not finished its first pass
-  int scans = 0;       // jobs that point here
+  bool sweeping = false;      // some scan of it has not finished its first pass
+  int scans = 0;              // jobs that point here
 
  private:
   // Sent at `rate`, a silence can count: no loss seen yet, or below the rate

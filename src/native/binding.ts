@@ -16,6 +16,14 @@ export interface NativeScanRequest {
   bannerTimeoutMs?: number;
 }
 
+/**
+ * What the addon uses for a request field left out: a default ScanSpec's
+ * values (native/core/scan_spec.h, where they are declared once).
+ */
+export type NativeScanDefaults = Readonly<
+  Required<Pick<NativeScanRequest, 'chunkSize' | 'initialTimeoutMs' | 'minTimeoutMs' | 'maxTimeoutMs' | 'banners' | 'bannerTimeoutMs'>>
+>;
+
 export interface NativeEngineOptions {
   maxInFlight?: number;
   /** Connects outstanding to one address. Default 4096. */
@@ -66,6 +74,8 @@ export interface NativeBinding {
   startScan(request: NativeScanRequest, onEvent: (event: NativeScanEvent) => void): number;
   cancelScan(id: number): void;
   stats(): NativeEngineStats | null;
+  /** Frozen. */
+  readonly scanDefaults: NativeScanDefaults;
 }
 
 const require = createRequire(import.meta.url);

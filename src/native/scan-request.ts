@@ -5,11 +5,11 @@ import type { NativeScanRequest } from './binding.js';
 
 /** Connect timeouts; the scanner adapts within them to the target's RTT. */
 export interface TimeoutOptions {
-  /** Used until the target has answered once. Default 1000. */
+  /** Used until the target has answered once. Default `native.scanDefaults.initialTimeoutMs` (binding.ts). */
   initialMs?: number;
-  /** Default 100. */
+  /** Default `native.scanDefaults.minTimeoutMs`. */
   minMs?: number;
-  /** Default 3000. */
+  /** Default `native.scanDefaults.maxTimeoutMs`. */
   maxMs?: number;
 }
 
@@ -18,16 +18,17 @@ export interface ScanRequest {
   ip: string;
   /** Distinct port numbers, 1 to 65535, probed in this order. */
   ports: readonly number[];
-  /** Ports per chunk event. Default 1024. */
+  /** Ports per chunk event. Default `native.scanDefaults.chunkSize` (binding.ts). */
   chunkSize?: number;
   /** Time budget; past it the scan ends `incomplete`. 0 or absent: none. */
   budgetMs?: number;
   timeouts?: TimeoutOptions;
-  /** Read banners of open ports. Default true. */
+  /** Read banners of open ports. Default `native.scanDefaults.banners`. */
   banners?: boolean;
   /**
    * Longest wait for a server-first banner, and again for the answer to the
-   * HTTP probe; fast targets get shorter waits, from their RTT. Default 1000.
+   * HTTP probe; fast targets get shorter waits, from their RTT. Default
+   * `native.scanDefaults.bannerTimeoutMs`.
    */
   bannerTimeoutMs?: number;
 }

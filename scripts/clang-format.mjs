@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// clang-format (.clang-format, Google style) over the C++ in native/:
+// `--check` fails on any file it would change (npm run lint); without it,
+// rewrites them in place (npm run format).
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const files = readdirSync('native', { recursive: true, encoding: 'utf8' })
+  .filter((file) => /\.(h|cc)$/.test(file))
+  .map((file) => join('native', file))
+  .sort();
+const mode = process.argv.includes('--check') ? ['--dry-run', '--Werror'] : ['-i'];
+const result = spawnSync('clang-format', [...mode, ...files], { stdio: 'inherit' });
+if (result.error) {
+  console.error(`clang-format: ${result.error.message} (Debian: apt-get install clang-format)`);
+  process.exit(1);
+}
+process.exit(result.status ?? 1);
