@@ -1,7 +1,6 @@
+export type { Port, PortState } from './api/port.js';
 export { createScanner } from './native/scanner.js';
 export type {
-  Port,
-  PortState,
   ScanChunk,
   ScanError,
   ScanHandle,

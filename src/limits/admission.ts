@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 
 import type { Clock } from '../scan/clock.js';
 import type { ScanOrigin } from '../scan/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 import { type AsnLookup, rateLimitBucket } from './asn-lookup.js';
 import type { RateDecision, RateRule } from './gcra.js';
 import type { LimitsConfig } from './limits-config.js';

@@ -3,7 +3,7 @@
 // limits, charged only when a new scan really starts.
 import type { ScanManager, StartResult } from '../scan/scan-manager.js';
 import type { ScanOrigin } from '../scan/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 import type { ScanListener } from '../scan/stream-event.js';
 import type { Admission } from './admission.js';
 

@@ -5,25 +5,22 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
+import { ApiError } from '../api/api-error.js';
+import type { FailReason } from '../api/fail-reason.js';
+import type { ScanQueued as ScanQueuedBody } from '../api/scan-queued.js';
+import type {
+  ScanResultFailed as FailedBody,
+  ScanResultFinished as FinishedBody,
+  ScanResult as ScanResultBody,
+} from '../api/scan-result.js';
+import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from '../api/scan-type.js';
 import type { ScanChunk, Scanner, ScanSummary } from '../native/scanner.js';
 import type { ResultStore } from '../store/result-store.js';
 import { type Clock, systemClock } from './clock.js';
 import { EtaEstimator } from './eta-estimator.js';
 import type { PtrLookup } from './ptr-lookup.js';
-import {
-  type FailedBody,
-  finalBody,
-  type FinishedBody,
-  type InFlightFacts,
-  inFlightBody,
-  noneBody,
-  progressBody,
-  type ScanQueuedBody,
-  scanQueuedBody,
-  type ScanResultBody,
-} from './result-view.js';
-import { type FailReason, isFinal, type ScanOrigin, type ScanRecord } from './scan-record.js';
-import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from './scan-types.js';
+import { finalBody, type InFlightFacts, inFlightBody, noneBody, progressBody, scanQueuedBody } from './result-view.js';
+import { isFinal, type ScanOrigin, type ScanRecord } from './scan-record.js';
 import type { ScanListener, StreamEvent, StreamEventName } from './stream-event.js';
 
 export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -44,9 +41,9 @@ export interface ScanManagerOptions {
 }
 
 /** The service is shutting down and takes no new scans. */
-export class ShuttingDownError extends Error {
+export class ShuttingDownError extends ApiError {
   constructor() {
-    super('the service is shutting down');
+    super('unavailable', 'the service is shutting down; try again shortly');
   }
 }
 

@@ -1,7 +1,9 @@
 // The events a scan emits to whoever watches it (v2 streams, MCP progress,
 // webhooks): the interface's Server-Sent Event names and JSON payloads.
+import type { SseEventName } from '../api/sse-events.js';
 
-export type StreamEventName = 'scan:queued' | 'scan:progress' | 'scan:complete' | 'scan:failed';
+/** The name of an event: one of the v2 stream's. */
+export type StreamEventName = SseEventName;
 
 export interface StreamEvent {
   name: StreamEventName;

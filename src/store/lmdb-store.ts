@@ -3,7 +3,7 @@
 import type { RootDatabase } from 'lmdb';
 
 import type { ScanRecord } from '../scan/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 import { openDurableLmdb } from './durable-lmdb.js';
 import type { ResultStore } from './result-store.js';
 

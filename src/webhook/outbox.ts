@@ -4,7 +4,8 @@
 // is on disk before its promise resolves.
 import type { RootDatabase } from 'lmdb';
 
-import type { ScanType } from '../scan/scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
+import type { WebhookEvent } from '../api/webhook-payload.js';
 import { openDurableLmdb } from '../store/durable-lmdb.js';
 
 export interface Delivery {
@@ -16,7 +17,7 @@ export interface Delivery {
   url: string;
   /** waiting: its scan is in flight; due: to be sent at nextAttemptAt. */
   state: 'waiting' | 'due';
-  event: 'scan.complete' | 'scan.failed' | null;
+  event: WebhookEvent | null;
   /** The JSON payload, fixed when due so that every retry sends the same bytes. */
   body: string | null;
   attempts: number;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { ERROR_CODES, type ErrorCode } from '../../src/api/error-body.js';
 import { Exchange } from '../../src/http/exchange.js';
 import { loadUws } from '../../src/http/uws.js';
 import { readRequestHead, RequestBody, serveFetch } from '../../src/mcp/uws-fetch-bridge.js';
@@ -24,7 +25,6 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type Output = Record<string, unknown> & { status?: string; message: string };
 
-const ERROR_STATUS: Record<string, number> = { not_available: 403, invalid_target: 422, rate_limited: 429 };
 
 /** The tool result's structuredContent, checked against its text mirror and the REST shape of the same state. */
 function output(result: CallToolResult, scanType: 'fast' | 'deep'): Output {
@@ -32,7 +32,7 @@ function output(result: CallToolResult, scanType: 'fast' | 'deep'): Output {
   expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(structured) }]);
   expect(structured.message).toMatch(/^[A-Z].*\.$/);
   const { message: _message, poll_after_seconds: _poll, ...rest } = structured;
-  if (result.isError) validateResponse('POST', `/v1/${scanType}`, ERROR_STATUS[String(rest.error)]!, rest);
+  if (result.isError) validateResponse('POST', `/v1/${scanType}`, Number.parseInt(ERROR_CODES[rest.error as ErrorCode].status), rest);
   else validateResponse('GET', `/v1/${scanType}`, 200, rest);
   return structured;
 }
