@@ -55,6 +55,14 @@ async function pollTool(client: Client, scanType: 'fast' | 'deep', timeoutMs = 3
   }
 }
 
+/** The paths in `schema` where `type` is an array. */
+function typeArrays(schema: unknown, path: string): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  return Object.entries(schema).flatMap(([key, value]) =>
+    key === 'type' && Array.isArray(value) ? [path] : typeArrays(value, `${path}.${key}`),
+  );
+}
+
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 const queuedFor = (server: TestServer, ip: string) => server.logs.filter((l) => l.event === 'scan_queued' && l.ip === ip);
@@ -97,6 +105,10 @@ describe('MCP at /mcp', () => {
       expect(tool.inputSchema.required ?? []).toEqual([]);
       expect(tool.outputSchema).toMatchObject({ type: 'object' });
       expect(JSON.stringify(tool.outputSchema)).toContain('poll_after_seconds');
+      // The MCP Inspector's schema-portability rule (`--strict`): no `type` arrays; nullable is an anyOf.
+      expect(typeArrays(tool.inputSchema, 'inputSchema')).toEqual([]);
+      expect(typeArrays(tool.outputSchema, 'outputSchema')).toEqual([]);
+      expect(JSON.stringify(tool.outputSchema)).toContain('"anyOf":[{"type":"string"},{"type":"null"}]');
     }
 
     const initialize = await callerFetch('127.0.0.70')(`${server.url}/mcp`, {
