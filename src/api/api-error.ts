@@ -3,15 +3,12 @@
 // code's status and each generic sentence are written once.
 import { ERROR_CODES, type ErrorBody, type ErrorCode } from './error-body.js';
 
-/** HTTP header names and values. */
-export type HeaderMap = Record<string, string>;
-
 /** An error as the HTTP interface answers it. */
 export interface ErrorAnswer {
   /** The status line, e.g. `429 Too Many Requests`. */
   status: string;
   body: ErrorBody;
-  headers: HeaderMap;
+  headers: Record<string, string>;
 }
 
 /** What a failure that is no ApiError answers; its details go to the log only. */
@@ -26,12 +23,12 @@ export class ApiError extends Error {
   /** Seconds until a retry may succeed: `retry_after` and Retry-After. */
   readonly retryAfter: number | undefined;
   /** X-RateLimit-* headers of the limit that refused, answered in place of the request's own. */
-  readonly limitHeaders: HeaderMap | undefined;
+  readonly limitHeaders: Record<string, string> | undefined;
 
   constructor(
     readonly code: ErrorCode,
     readonly reason: string,
-    options: { retryAfter?: number; limitHeaders?: HeaderMap } = {},
+    options: { retryAfter?: number; limitHeaders?: Record<string, string> } = {},
   ) {
     super(reason);
     this.retryAfter = options.retryAfter;
@@ -46,7 +43,7 @@ export class ApiError extends Error {
   }
 
   /** The HTTP answer: `headers` are the request's X-RateLimit-* (and any other) headers. */
-  answer(headers: HeaderMap): ErrorAnswer {
+  answer(headers: Record<string, string>): ErrorAnswer {
     const own = this.limitHeaders ?? headers;
     return {
       status: ERROR_CODES[this.code].status,
@@ -61,7 +58,7 @@ export class ApiError extends Error {
  * as itself; anything else is `unavailable` with a generic sentence, and
  * `logUnexpected` gets it (the caller is told no details).
  */
-export function errorAnswer(error: unknown, headers: HeaderMap, logUnexpected: (error: unknown) => void): ErrorAnswer {
+export function errorAnswer(error: unknown, headers: Record<string, string>, logUnexpected: (error: unknown) => void): ErrorAnswer {
   if (error instanceof ApiError) return error.answer(headers);
   logUnexpected(error);
   return new ApiError('unavailable', UNEXPECTED_REASON).answer(headers);
