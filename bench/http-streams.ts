@@ -8,7 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { SCAN_PROFILES } from '../src/scan/scan-types.js';
+import { SCAN_PROFILES } from '../src/api/scan-type.js';
 import { BUILT_CLI } from './built.js';
 import { rawRequest } from './http-throughput.js';
 

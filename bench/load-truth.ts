@@ -5,7 +5,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 
 import { listeningPorts } from '../test/helpers/listening-ports.js';
-import { FAST_PORTS } from '../src/scan/scan-types.js';
+import { FAST_PORTS } from '../src/api/scan-type.js';
 
 export type ScanType = 'fast' | 'deep';
 

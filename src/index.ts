@@ -1,8 +1,7 @@
+export type { Port, PortState } from './api/port.js';
 export { createScanner } from './native/scanner.js';
 export type {
   FoundPorts,
-  Port,
-  PortState,
   ScanChunk,
   ScanEndStatus,
   ScanError,

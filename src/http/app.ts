@@ -1,18 +1,14 @@
-// The HTTP interface on uWebSockets.js: v1 and v2 routes, the OpenAPI
-// document, and JSON answers for unknown paths (404) and methods (405).
+// The HTTP interface on uWebSockets.js: the routes of the route table, and
+// JSON answers for unknown paths (404) and methods (405).
 import type { Logger } from 'pino';
 
+import { ApiError } from '../api/api-error.js';
 import type { Admission } from '../limits/admission.js';
-import { registerMcp } from '../mcp/mcp-endpoint.js';
 import type { ScanService } from '../scan/scan-service.js';
-import { SCAN_TYPES } from '../scan/scan-types.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { ClientAddressResolver } from './client-address.js';
-import { ApiError } from './errors.js';
-import { openApiJson } from './openapi.js';
 import { RouteContext } from './route-context.js';
-import { registerV1 } from './routes-v1.js';
-import { registerV2 } from './routes-v2.js';
+import { ROUTES } from './routes.js';
 import { loadUws, type us_listen_socket } from './uws.js';
 
 export interface HttpAppOptions {
@@ -33,43 +29,20 @@ export interface HttpApp {
   stopListening(): void;
 }
 
-/** Paths and the methods they answer; anything else on them is a 405. */
-const ALLOWED: Record<string, string> = {
-  '/v1/fast': 'GET, POST',
-  '/v1/deep': 'GET, POST',
-  '/v2/fast': 'GET',
-  '/v2/deep': 'GET',
-  '/openapi.json': 'GET',
-  '/.well-known/selfscan-webhook-key': 'GET',
-};
-
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const uws = loadUws();
   const app = uws.App();
   const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy) });
-  for (const scanType of SCAN_TYPES) {
-    registerV1(context, scanType);
-    registerV2(context, scanType);
-  }
-  registerMcp(context);
-  app.get('/openapi.json', (res, req) => {
-    context.handle(res, req, 'GET', '/openapi.json', async (exchange, _ip, headers) => {
-      await exchange.jsonText('200 OK', openApiJson, headers);
-      return '200';
-    });
-  });
-  app.get('/.well-known/selfscan-webhook-key', (res, req) => {
-    context.handle(res, req, 'GET', '/.well-known/selfscan-webhook-key', async (exchange, _ip, headers) => {
-      await exchange.json('200 OK', options.webhooks.key.publicDocument, headers);
-      return '200';
-    });
-  });
-  for (const [path, allow] of Object.entries(ALLOWED)) {
+  const routes = Object.entries(ROUTES);
+  for (const [path, route] of routes) route.register(context, path);
+  for (const [path, route] of routes) {
+    if (route.answersOtherMethods) continue;
+    const allow = route.methods.join(', ');
     app.any(path, (res, req) => {
       const method = req.getMethod().toUpperCase();
       context.handle(res, req, method, path, async (exchange, _ip, headers) => {
         const error = new ApiError('method_not_allowed', `${method} is not allowed on ${path}; use ${allow}`);
-        await exchange.error(error, { ...headers, Allow: allow });
+        await exchange.error(error.answer({ ...headers, Allow: allow }));
         return '405';
       });
     });
@@ -78,7 +51,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const method = req.getMethod().toUpperCase();
     const url = req.getUrl();
     context.handle(res, req, method, url, async (exchange, _ip, headers) => {
-      await exchange.error(new ApiError('not_found', `no such endpoint: ${url}`), headers);
+      await exchange.error(new ApiError('not_found', `no such endpoint: ${url}`).answer(headers));
       return '404';
     });
   });

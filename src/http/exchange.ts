@@ -6,7 +6,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 
-import { ApiError, ERROR_STATUS } from './errors.js';
+import type { ErrorAnswer } from '../api/api-error.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 const gzipAsync = promisify(gzip);
@@ -108,9 +108,9 @@ export class Exchange {
     });
   }
 
-  error(error: ApiError, headers: Headers = {}): void | Promise<void> {
-    const extra = error.retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(error.retryAfter) };
-    return this.json(ERROR_STATUS[error.code], error.body, extra);
+  /** Answers with an error's status line, JSON Error body and headers. */
+  error(answer: ErrorAnswer): void | Promise<void> {
+    return this.json(answer.status, answer.body, answer.headers);
   }
 
   /**

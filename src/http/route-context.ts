@@ -3,16 +3,16 @@
 // crash-proof response.
 import type { Logger } from 'pino';
 
+import { errorAnswer } from '../api/api-error.js';
+import type { ScanType } from '../api/scan-type.js';
 import type { Admission } from '../limits/admission.js';
 import { guardedStart } from '../limits/guarded-start.js';
-import { Refusal, rateLimitHeaders } from '../limits/refusal.js';
-import { ShuttingDownError, type ScanService, type StartResult } from '../scan/scan-service.js';
+import { rateLimitHeaders } from '../limits/refusal.js';
 import type { ScanOrigin } from '../model/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
 import type { ScanListener } from '../scan/scan-events.js';
+import type { ScanService, StartResult } from '../scan/scan-service.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { type ClientAddressResolver, peerAddress } from './client-address.js';
-import { ApiError } from './errors.js';
 import { Exchange, type Headers } from './exchange.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
@@ -114,33 +114,22 @@ export class RouteContext {
 
   /** Answers a handler's error as JSON and logs the request with its code. */
   private fail(exchange: Exchange, request: RequestFacts, error: unknown, headers: Headers): void {
-    const [answer, answerHeaders] = this.toApiError(error, headers);
+    const answer = errorAnswer(error, headers, (unexpected) => this.logError(unexpected, 'request failed'));
+    const code = answer.body.error;
     let written: void | Promise<void>;
     try {
-      written = exchange.error(answer, answerHeaders);
+      written = exchange.error(answer);
     } catch {
       written = undefined; // the client is gone: nobody to answer
     }
-    if (written === undefined) return this.logRequest(request, answer.code);
+    if (written === undefined) return this.logRequest(request, code);
     exchange.holdOpen();
-    const log = (): void => this.logRequest(request, answer.code);
+    const log = (): void => this.logRequest(request, code);
     written.then(log, log);
   }
 
   /** Logs a failure the caller is answered for without details. */
   logError(error: unknown, context: string): void {
     this.log.error({ err: error }, context);
-  }
-
-  private toApiError(error: unknown, headers: Headers): [ApiError, Headers] {
-    if (error instanceof ApiError) return [error, headers];
-    if (error instanceof Refusal) {
-      const decision = error.decision;
-      const retryAfter = error.code === 'rate_limited' ? decision?.retryAfter : undefined;
-      return [new ApiError(error.code, error.reason, retryAfter), decision ? rateLimitHeaders(decision) : headers];
-    }
-    if (error instanceof ShuttingDownError) return [new ApiError('unavailable', 'the service is shutting down; try again shortly'), headers];
-    this.logError(error, 'request failed');
-    return [new ApiError('unavailable', 'the service could not handle this request; try again shortly'), headers];
   }
 }

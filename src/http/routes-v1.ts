@@ -1,10 +1,10 @@
 // v1, polling: POST /v1/{fast,deep} starts (or joins) a scan of the caller,
 // GET /v1/{fast,deep} reports its state.
-import type { ScanResultBody } from '../scan/result-view.js';
+import { ApiError } from '../api/api-error.js';
+import type { ScanResult } from '../api/scan-result.js';
+import type { ScanType } from '../api/scan-type.js';
 import { isFinal } from '../model/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
 import { refuseCallbackUrl } from '../webhook/callback-url.js';
-import { ApiError } from './errors.js';
 import type { Exchange, Headers } from './exchange.js';
 import type { Handler, RouteContext } from './route-context.js';
 
@@ -15,9 +15,9 @@ interface EncodedBody {
 }
 
 /** Finished bodies encoded once: the service hands out the same object each time. */
-const encoded = new WeakMap<ScanResultBody, EncodedBody>();
+const encoded = new WeakMap<ScanResult, EncodedBody>();
 
-function encode(body: ScanResultBody): EncodedBody {
+function encode(body: ScanResult): EncodedBody {
   let entry = encoded.get(body);
   if (entry === undefined) {
     const headers: Headers = body.status === 'complete' ? { 'X-Scan-Duration-Ms': String(body.duration_ms) } : {};
@@ -27,9 +27,9 @@ function encode(body: ScanResultBody): EncodedBody {
   return entry;
 }
 
-export function registerV1(context: RouteContext, scanType: ScanType): void {
+/** POST `path` starts (or joins) a `scanType` scan of the caller; GET `path` reports it. */
+export function registerV1(context: RouteContext, path: string, scanType: ScanType): void {
   const { app, service } = context;
-  const path = `/v1/${scanType}`;
 
   app.post(path, (res, req) => {
     const callbackUrl = req.getHeader('x-callback-url'); // readable only now, before any await
@@ -52,7 +52,7 @@ export function registerV1(context: RouteContext, scanType: ScanType): void {
   app.get(path, (res, req) => context.handle(res, req, 'GET', path, getResult));
 }
 
-function answerResult(exchange: Exchange, headers: Headers, body: ScanResultBody): string | Promise<string> {
+function answerResult(exchange: Exchange, headers: Headers, body: ScanResult): string | Promise<string> {
   const { bytes, headers: own } = encode(body);
   const written = exchange.jsonText('200 OK', bytes, headers, own);
   return written === undefined ? '200' : written.then(() => '200');

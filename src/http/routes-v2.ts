@@ -1,14 +1,14 @@
 // v2, streaming: GET /v2/{fast,deep} starts a scan of the caller unless one
 // is in flight, and streams its events as Server-Sent Events. A refused
 // start answers the JSON error instead of a stream.
-import type { ScanType } from '../scan/scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 import type { StreamEvent } from '../scan/scan-events.js';
 import type { RouteContext } from './route-context.js';
 import { SseStream } from './sse-stream.js';
 
-export function registerV2(context: RouteContext, scanType: ScanType): void {
+/** GET `path` starts or joins a `scanType` scan of the caller and streams it. */
+export function registerV2(context: RouteContext, path: string, scanType: ScanType): void {
   const { app } = context;
-  const path = `/v2/${scanType}`;
 
   app.get(path, (res, req) => {
     context.handle(res, req, 'GET', path, async (exchange, ip, headers) => {

@@ -4,10 +4,10 @@
 // and MCP alike, so every start path shares the same counters.
 import type { Logger } from 'pino';
 
+import type { ScanType } from '../api/scan-type.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanOrigin } from '../model/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
 import { type AsnLookup, rateLimitBucket } from './asn-lookup.js';
 import type { RateDecision, RateRule } from './gcra.js';
 import type { RateCharge, RateLimitStore } from './rate-limit-store.js';

@@ -1,10 +1,10 @@
 // Starting a scan through every abuse control, for every interface (v1,
 // v2, MCP): target policy and opt-out first, then coalescing, then the scan
 // limits, charged only when a new scan really starts.
-import type { ScanService, StartResult } from '../scan/scan-service.js';
+import type { ScanType } from '../api/scan-type.js';
 import type { ScanOrigin } from '../model/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
 import type { ScanListener } from '../scan/scan-events.js';
+import type { ScanService, StartResult } from '../scan/scan-service.js';
 import type { Admission } from './admission.js';
 
 export function guardedStart(

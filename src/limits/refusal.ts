@@ -1,16 +1,18 @@
 // A request the abuse controls turn away, with what the caller needs to know.
+import { ApiError } from '../api/api-error.js';
+import type { ErrorCode } from '../api/error-body.js';
 import type { RateDecision } from './gcra.js';
 
-export type RefusalCode = 'invalid_target' | 'not_available' | 'rate_limited';
+export type RefusalCode = Extract<ErrorCode, 'invalid_target' | 'not_available' | 'rate_limited'>;
 
-export class Refusal extends Error {
+export class Refusal extends ApiError {
   constructor(
-    readonly code: RefusalCode,
-    readonly reason: string,
+    override readonly code: RefusalCode,
+    reason: string,
     /** The limit that refused (rate_limited only): its headers and Retry-After. */
-    readonly decision?: RateDecision,
+    decision?: RateDecision,
   ) {
-    super(reason);
+    super(code, reason, decision && { retryAfter: decision.retryAfter, limitHeaders: rateLimitHeaders(decision) });
   }
 }
 

@@ -6,15 +6,14 @@
 import { McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 
+import { errorAnswer } from '../api/api-error.js';
+import type { ScanResult } from '../api/scan-result.js';
+import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from '../api/scan-type.js';
 import type { RouteContext } from '../http/route-context.js';
-import { Refusal } from '../limits/refusal.js';
-import type { ScanResultBody } from '../scan/result-view.js';
-import { ShuttingDownError } from '../scan/scan-service.js';
-import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from '../scan/scan-types.js';
 import type { StreamEvent } from '../scan/scan-events.js';
 import { VERSION } from '../version.js';
 import { memoiseJsonSchema } from './memoised-json-schema.js';
-import { refusalResult, type ScanToolResult, scanToolOutput, scanToolResult, type ToolRefusal } from './scan-tool-result.js';
+import { refusalResult, type ScanToolResult, scanToolOutput, scanToolResult } from './scan-tool-result.js';
 
 /** How long a call with a progress token stays open waiting for the scan to end. */
 const PROGRESS_HOLD_MS = 25_000;
@@ -47,9 +46,9 @@ const scanToolInput = memoiseJsonSchema(
   }),
 );
 
-type Settled = Exclude<ScanResultBody, { status: 'none' }>;
+type Settled = Exclude<ScanResult, { status: 'none' }>;
 
-const inFlight = (body: ScanResultBody): boolean => body.status === 'queued' || body.status === 'running';
+const inFlight = (body: ScanResult): boolean => body.status === 'queued' || body.status === 'running';
 
 /**
  * An MCP server whose tools scan `ip`, the caller of the request it serves
@@ -88,25 +87,16 @@ async function callScanTool(context: RouteContext, ip: string, scanType: ScanTyp
     }
     return scanToolResult(settled(state));
   } catch (error) {
-    if (!(error instanceof Refusal) && !(error instanceof ShuttingDownError)) context.logError(error, `${scanType}_scan failed`);
-    return refusalResult(scanType, toRefusal(error));
+    // REST's answer to the same error, as a tool result; the details of an unexpected one go to the log only.
+    const answer = errorAnswer(error, {}, (unexpected) => context.logError(unexpected, `${scanType}_scan failed`));
+    return refusalResult(scanType, answer.body);
   }
 }
 
 /** A scan just started or found cannot read as `none` unless its result expired at once. */
-function settled(state: ScanResultBody): Settled {
+function settled(state: ScanResult): Settled {
   if (state.status === 'none') throw new Error(`the ${state.scan_type} scan of ${state.ip} vanished`);
   return state;
-}
-
-function toRefusal(error: unknown): ToolRefusal {
-  if (error instanceof Refusal) {
-    const retryAfter = error.code === 'rate_limited' ? error.decision?.retryAfter : undefined;
-    return { error: error.code, reason: error.reason, ...(retryAfter !== undefined && { retryAfter }) };
-  }
-  if (error instanceof ShuttingDownError) return { error: 'unavailable', reason: 'the service is shutting down; try again shortly' };
-  // The details stay out of the answer, as they do for REST's 503.
-  return { error: 'unavailable', reason: 'the service could not handle this call; try again shortly' };
 }
 
 /**

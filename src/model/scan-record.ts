@@ -1,19 +1,11 @@
 // A scan as the service keeps it: one record per (ip, scan type), stored
 // when it is queued, as it progresses and when it ends.
-import type { Port } from '../native/scanner.js';
-import type { ScanType } from '../scan/scan-types.js';
+import type { FailReason } from '../api/fail-reason.js';
+import type { Port } from '../api/port.js';
+import type { ScanType } from '../api/scan-type.js';
 
 export type ScanStatus = 'queued' | 'running' | 'complete' | 'incomplete' | 'failed';
 export type FinalStatus = Extract<ScanStatus, 'complete' | 'incomplete' | 'failed'>;
-
-/**
- * Why a scan failed. `interrupted`: the service stopped (crash, restart or
- * shutdown) before the scan ended; `unreachable`: this server has no route
- * to the address; `scanner_error`: any other local error kept the scan from
- * running (the log has the system error).
- */
-export type FailReason = 'interrupted' | 'unreachable' | 'scanner_error';
-export const FAIL_REASONS: readonly FailReason[] = ['interrupted', 'unreachable', 'scanner_error'];
 
 /** How a scan was started: which interface asked for it. */
 export type ScanOrigin = 'v1' | 'v2' | 'mcp';

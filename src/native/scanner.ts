@@ -2,19 +2,10 @@
 // streaming per-chunk results and settling a promise with the summary.
 import { getSystemErrorName } from 'node:util';
 
+import type { Port } from '../api/port.js';
 import { native, type NativeChunkEvent, type NativeEndEvent, type NativeEngineOptions, type NativeEngineStats } from './binding.js';
 import { type ScanRequest, toNativeRequest } from './scan-request.js';
 import { serviceName } from './service-names.js';
-
-export type PortState = 'open' | 'closed' | 'filtered';
-
-/** One port's result, in the shape of the interface's Port resource. */
-export interface Port {
-  port: number;
-  state: PortState;
-  service: string | null;
-  banner: string | null;
-}
 
 /** The results of one slice of the port list. Closed ports are counted. */
 export interface ScanChunk {

@@ -1,6 +1,6 @@
 // Indicative scan durations per type, learnt from the scans that ended, for
 // eta_seconds. A hint for polling intervals, not a promise.
-import type { ScanType } from './scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 
 /** Before any scan has ended: the interface's typical times, rounded down. */
 const INITIAL_MS: Record<ScanType, number> = { fast: 10_000, deep: 60_000 };

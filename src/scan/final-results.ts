@@ -2,16 +2,16 @@
 // last, so the hot path of polling answers without the store. A finished
 // body is the same object on every read until it changes (the HTTP layer
 // caches its encoding by identity).
-import type { ScanType } from './scan-types.js';
+import type { ScanResultFinal } from '../api/scan-result.js';
+import type { ScanType } from '../api/scan-type.js';
 import type { EndedScan } from './scan-events.js';
-import type { FailedBody, FinishedBody } from './result-view.js';
 
 /** Results kept per scan type, and how large each may be. */
 const ENTRIES_PER_TYPE = 2048;
 const MAX_PORTS = 256;
 
 export interface FinalEntry {
-  body: FinishedBody | FailedBody;
+  body: ScanResultFinal;
   /** Unix ms; null: never. */
   expiresAt: number | null;
 }

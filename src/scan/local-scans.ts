@@ -9,7 +9,7 @@ import { MemoryScanQueue } from './memory-scan-queue.js';
 import { RecordWriter } from './record-writer.js';
 import type { ScanEvents } from './scan-events.js';
 import { ScanService } from './scan-service.js';
-import type { ScanType } from './scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 import { type ScanningOptions, startScanning } from './scanning.js';
 
 export interface LocalScansOptions extends Omit<ScanningOptions, 'queue' | 'events' | 'writer'> {

@@ -4,7 +4,7 @@
 // hundreds of scans.
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanQueue, ScanWorker } from './scan-queue.js';
-import type { ScanType } from './scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 
 /** Scans started in one turn of the event loop; more wait for the next. */
 const STARTS_PER_TURN = 16;

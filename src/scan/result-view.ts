@@ -1,8 +1,10 @@
 // The wire shapes of the interface (spec section 2), built from records.
 // Pure functions: what a status shows is decided here and nowhere else.
-import type { Port } from '../native/scanner.js';
-import type { FailReason, ScanRecord } from '../model/scan-record.js';
-import type { ScanType } from './scan-types.js';
+import type { ScanQueued } from '../api/scan-queued.js';
+import type { ScanResultFinal, ScanResultInFlight, ScanResultNone } from '../api/scan-result.js';
+import type { ScanType } from '../api/scan-type.js';
+import type { SseProgress } from '../api/sse-events.js';
+import type { ScanRecord } from '../model/scan-record.js';
 
 /** Live facts of a queued or running scan that the record does not hold. */
 export interface InFlightFacts {
@@ -10,72 +12,15 @@ export interface InFlightFacts {
   etaSeconds: number;
 }
 
-export interface ScanQueuedBody {
-  ip: string;
-  scan_type: ScanType;
-  status: 'queued' | 'running';
-  eta_seconds: number;
-  chunks_complete?: number;
-  total_chunks?: number;
-}
-
-export interface InFlightBody {
-  ip: string;
-  scan_type: ScanType;
-  status: 'queued' | 'running';
-  queue_position: number;
-  chunks_complete: number;
-  total_chunks: number;
-  eta_seconds: number;
-}
-
-export interface FinishedBody {
-  ip: string;
-  scan_type: ScanType;
-  status: 'complete' | 'incomplete';
-  ports_open: Port[];
-  ports_filtered: Port[];
-  service_banners: Record<string, string>;
-  ptr_record: string | null;
-  duration_ms: number;
-  completed_at: number;
-  expires_at: number;
-  partial?: true;
-  chunks_complete?: number;
-  total_chunks?: number;
-}
-
-export interface FailedBody {
-  ip: string;
-  scan_type: ScanType;
-  status: 'failed';
-  chunks_complete: number;
-  total_chunks: number;
-  fail_reason: FailReason;
-}
-
-export interface NoneBody {
-  ip: string;
-  scan_type: ScanType;
-  status: 'none';
-}
-
-export type ScanResultBody = NoneBody | InFlightBody | FinishedBody | FailedBody;
-
-export interface ProgressBody extends Omit<InFlightBody, 'eta_seconds'> {
-  ports_open: Port[];
-  filtered_count: number;
-}
-
 const toSeconds = (ms: number): number => Math.floor(ms / 1000);
 
-export function noneBody(ip: string, scanType: ScanType): NoneBody {
+export function noneBody(ip: string, scanType: ScanType): ScanResultNone {
   return { ip, scan_type: scanType, status: 'none' };
 }
 
 /** The body of a POST that started or joined `record`. */
-export function scanQueuedBody(record: ScanRecord, coalesced: boolean, etaSeconds: number): ScanQueuedBody {
-  const body: ScanQueuedBody = {
+export function scanQueuedBody(record: ScanRecord, coalesced: boolean, etaSeconds: number): ScanQueued {
+  const body: ScanQueued = {
     ip: record.ip,
     scan_type: record.scanType,
     status: record.status === 'running' ? 'running' : 'queued',
@@ -88,7 +33,7 @@ export function scanQueuedBody(record: ScanRecord, coalesced: boolean, etaSecond
   return body;
 }
 
-export function inFlightBody(record: ScanRecord, facts: InFlightFacts): InFlightBody {
+export function inFlightBody(record: ScanRecord, facts: InFlightFacts): ScanResultInFlight {
   return {
     ip: record.ip,
     scan_type: record.scanType,
@@ -101,7 +46,7 @@ export function inFlightBody(record: ScanRecord, facts: InFlightFacts): InFlight
 }
 
 /** The payload of scan:progress: a running scan, so nothing is ahead of it. */
-export function progressBody(record: ScanRecord): ProgressBody {
+export function progressBody(record: ScanRecord): SseProgress {
   const { eta_seconds: _eta, ...inFlight } = inFlightBody(record, { queuePosition: 0, etaSeconds: 0 });
   return {
     ...inFlight,
@@ -110,26 +55,13 @@ export function progressBody(record: ScanRecord): ProgressBody {
   };
 }
 
-/** The body of a scan that ended: complete, incomplete or failed. */
-export function finalBody(record: ScanRecord): FinishedBody | FailedBody {
-  if (record.status === 'failed') {
-    return {
-      ip: record.ip,
-      scan_type: record.scanType,
-      status: 'failed',
-      chunks_complete: record.chunksComplete,
-      total_chunks: record.totalChunks,
-      fail_reason: record.failReason ?? 'scanner_error',
-    };
-  }
+/** What a scan that ran to its end found, in the order the body lists it after `status`. */
+function findings(record: ScanRecord) {
   const banners: Record<string, string> = {};
   for (const port of record.portsOpen) {
     if (port.banner !== null) banners[String(port.port)] = port.banner;
   }
-  const body: FinishedBody = {
-    ip: record.ip,
-    scan_type: record.scanType,
-    status: record.status === 'incomplete' ? 'incomplete' : 'complete',
+  return {
     ports_open: record.portsOpen,
     ports_filtered: record.portsFiltered,
     service_banners: banners,
@@ -138,10 +70,17 @@ export function finalBody(record: ScanRecord): FinishedBody | FailedBody {
     completed_at: toSeconds(record.completedAt ?? 0),
     expires_at: toSeconds(record.expiresAt ?? 0),
   };
-  if (record.status === 'incomplete') {
-    body.partial = true;
-    body.chunks_complete = record.chunksComplete;
-    body.total_chunks = record.totalChunks;
+}
+
+/** The body of a scan that ended: complete, incomplete or failed. */
+export function finalBody(record: ScanRecord): ScanResultFinal {
+  const { ip, scanType: scan_type, chunksComplete: chunks_complete, totalChunks: total_chunks } = record;
+  switch (record.status) {
+    case 'failed':
+      return { ip, scan_type, status: 'failed', chunks_complete, total_chunks, fail_reason: record.failReason ?? 'scanner_error' };
+    case 'incomplete':
+      return { ip, scan_type, status: 'incomplete', ...findings(record), partial: true, chunks_complete, total_chunks };
+    default:
+      return { ip, scan_type, status: 'complete', ...findings(record) };
   }
-  return body;
 }

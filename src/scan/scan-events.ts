@@ -2,11 +2,12 @@
 // webhooks, the service's own bookkeeping): publish and subscribe by scan
 // id. In one process the bus is in memory; a cluster puts a networked one
 // behind the same interface.
+import type { ScanResultFinal } from '../api/scan-result.js';
+import type { SseEventName } from '../api/sse-events.js';
 import type { ScanRecord } from '../model/scan-record.js';
-import type { FailedBody, FinishedBody } from './result-view.js';
 
 /** The interface's Server-Sent Event names. */
-export type StreamEventName = 'scan:queued' | 'scan:progress' | 'scan:complete' | 'scan:failed';
+export type StreamEventName = SseEventName;
 
 export interface StreamEvent {
   name: StreamEventName;
@@ -22,7 +23,7 @@ export type ScanListener = (event: StreamEvent) => void;
 /** A scan that ended: its final (stored) record and the body every interface shows for it. */
 export interface EndedScan {
   record: ScanRecord;
-  body: FinishedBody | FailedBody;
+  body: ScanResultFinal;
 }
 
 /** An event to stamp for a new subscriber, before the ones published later. */

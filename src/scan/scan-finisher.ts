@@ -4,7 +4,8 @@
 import type { Logger } from 'pino';
 
 import type { Clock } from '../model/clock.js';
-import type { FailReason, ScanRecord } from '../model/scan-record.js';
+import type { FailReason } from '../api/fail-reason.js';
+import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanSummary } from '../native/scanner.js';
 import type { RecordWriter } from './record-writer.js';
 import { finalBody } from './result-view.js';

@@ -2,7 +2,7 @@
 // number running at once. In one process the line is in memory; a cluster
 // puts a networked queue behind the same interface.
 import type { ScanRecord } from '../model/scan-record.js';
-import type { ScanType } from './scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 
 /** Runs one scan; settles once the scan has ended and its end is published. */
 export type ScanWorker = (record: ScanRecord) => Promise<void>;

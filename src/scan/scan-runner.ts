@@ -11,7 +11,7 @@ import type { RecordWriter } from './record-writer.js';
 import { progressBody } from './result-view.js';
 import type { ScanEvents } from './scan-events.js';
 import type { ScanFinisher, ScanOutcome } from './scan-finisher.js';
-import { SCAN_PROFILES, type ScanType } from './scan-types.js';
+import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 
 export interface ScanRunnerOptions {
   scanner: Pick<Scanner, 'scan'>;

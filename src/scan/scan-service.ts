@@ -6,25 +6,19 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
+import { ApiError } from '../api/api-error.js';
+import type { ScanQueued } from '../api/scan-queued.js';
+import type { ScanResult } from '../api/scan-result.js';
 import type { Clock } from '../model/clock.js';
 import { isFinal, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../store/result-store.js';
 import { EtaEstimator } from './eta-estimator.js';
 import { type FinalEntry, FinalResults } from './final-results.js';
 import type { RecordWriter } from './record-writer.js';
-import {
-  finalBody,
-  type InFlightFacts,
-  inFlightBody,
-  noneBody,
-  progressBody,
-  type ScanQueuedBody,
-  scanQueuedBody,
-  type ScanResultBody,
-} from './result-view.js';
+import { finalBody, type InFlightFacts, inFlightBody, noneBody, progressBody, scanQueuedBody } from './result-view.js';
 import type { EndedScan, InitialEvent, ScanEvents, ScanListener, Subscription } from './scan-events.js';
 import type { ScanQueue } from './scan-queue.js';
-import { SCAN_PROFILES, type ScanType } from './scan-types.js';
+import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 
 export interface ScanServiceOptions {
   store: ResultStore;
@@ -36,9 +30,9 @@ export interface ScanServiceOptions {
 }
 
 /** The service is shutting down and takes no new scans. */
-export class ShuttingDownError extends Error {
+export class ShuttingDownError extends ApiError {
   constructor() {
-    super('the service is shutting down');
+    super('unavailable', 'the service is shutting down; try again shortly');
   }
 }
 
@@ -46,7 +40,7 @@ export interface StartResult {
   /** The scan started or joined. */
   scanId: string;
   /** The POST response body. */
-  body: ScanQueuedBody;
+  body: ScanQueued;
   /** True when the request joined a scan already in flight. */
   coalesced: boolean;
   /** The events a new watcher needs first: scan:queued, then scan:progress if it runs. */
@@ -135,7 +129,7 @@ export class ScanService {
    * The GET body for (ip, scanType): in flight, finished, or `none`. A
    * finished body is the same object on every call until it changes.
    */
-  async result(ip: string, scanType: ScanType): Promise<ScanResultBody> {
+  async result(ip: string, scanType: ScanType): Promise<ScanResult> {
     const known = this.resultInMemory(ip, scanType);
     if (known !== undefined) return known;
     const record = await this.options.store.get(ip, scanType);
@@ -144,7 +138,7 @@ export class ScanService {
   }
 
   /** result() when it can be answered without the store; undefined when it cannot. */
-  resultInMemory(ip: string, scanType: ScanType): ScanResultBody | undefined {
+  resultInMemory(ip: string, scanType: ScanType): ScanResult | undefined {
     const scan = this.live[scanType].get(ip);
     if (scan !== undefined) return inFlightBody(scan.record, this.facts(scan.record));
     const final = this.finals.get(ip, scanType);
@@ -185,7 +179,7 @@ export class ScanService {
     this.notifyIfIdle();
   }
 
-  private finalOrNone(final: FinalEntry, ip: string, scanType: ScanType): ScanResultBody {
+  private finalOrNone(final: FinalEntry, ip: string, scanType: ScanType): ScanResult {
     return final.expiresAt !== null && final.expiresAt <= this.options.clock.now() ? noneBody(ip, scanType) : final.body;
   }
 

@@ -10,7 +10,7 @@ import type { ScanEvents } from './scan-events.js';
 import { ScanFinisher } from './scan-finisher.js';
 import type { ScanQueue } from './scan-queue.js';
 import { ScanRunner } from './scan-runner.js';
-import type { ScanType } from './scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
 
 export interface ScanningOptions {
   scanner: Pick<Scanner, 'scan'>;

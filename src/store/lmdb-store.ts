@@ -2,8 +2,8 @@
 // per (scan type, ip).
 import type { RootDatabase } from 'lmdb';
 
+import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
 import { openDurableLmdb } from './durable-lmdb.js';
 import type { ResultStore } from './result-store.js';
 

@@ -1,7 +1,7 @@
 // Where scan records live. The embedded default is lmdb in the data dir; a
 // networked store can implement the same interface for several servers.
+import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
-import type { ScanType } from '../scan/scan-types.js';
 
 export interface ResultStore {
   /** The record of (ip, type), whatever its status, or null. */

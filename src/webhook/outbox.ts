@@ -2,7 +2,8 @@
 // asks for a callback, becomes due when its scan ends, and is deleted once
 // delivered or given up. Embedded (lmdb) in one process; a cluster puts a
 // shared store behind the same interface.
-import type { ScanType } from '../scan/scan-types.js';
+import type { ScanType } from '../api/scan-type.js';
+import type { WebhookEvent } from '../api/webhook-payload.js';
 
 export interface Delivery {
   /** Also the X-Selfscan-Delivery header: the same on every retry. */
@@ -13,7 +14,7 @@ export interface Delivery {
   url: string;
   /** waiting: its scan is in flight; due: to be sent at nextAttemptAt. */
   state: 'waiting' | 'due';
-  event: 'scan.complete' | 'scan.failed' | null;
+  event: WebhookEvent | null;
   /** The JSON payload, fixed when due so that every retry sends the same bytes. */
   body: string | null;
   attempts: number;

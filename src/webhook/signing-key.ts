@@ -5,21 +5,13 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject,
 import { readFile, writeFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import type { WebhookKey } from '../api/webhook-key.js';
+
 const FILE = 'webhook-signing-key.pem';
 
-/** What GET /.well-known/selfscan-webhook-key answers. */
-export interface PublicKeyDocument {
-  algorithm: 'Ed25519';
-  /** RFC 8037 OKP key. */
-  jwk: { kty: 'OKP'; crv: 'Ed25519'; x: string; use: 'sig'; alg: 'EdDSA' };
-  /** SPKI PEM. */
-  pem: string;
-  /** What is signed: the bytes `<X-Selfscan-Timestamp>.<body>`. */
-  signed: string;
-}
-
 export class SigningKey {
-  readonly publicDocument: PublicKeyDocument;
+  /** What GET /.well-known/selfscan-webhook-key answers. */
+  readonly publicDocument: WebhookKey;
 
   private constructor(private readonly privateKey: KeyObject) {
     const publicKey = createPublicKey(privateKey);

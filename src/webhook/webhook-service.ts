@@ -5,10 +5,11 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
+import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
+import type { WebhookPayload } from '../api/webhook-payload.js';
 import type { Config } from '../config/config.js';
-import { finalBody } from '../scan/result-view.js';
 import { isFinal, type ScanRecord } from '../model/scan-record.js';
-import { SCAN_PROFILES, type ScanType } from '../scan/scan-types.js';
+import { finalBody } from '../scan/result-view.js';
 import type { ResultStore } from '../store/result-store.js';
 import type { Delivery, Outbox } from './outbox.js';
 import { safePost } from './safe-post.js';
@@ -90,8 +91,8 @@ export class WebhookService {
   private async makeDue(delivery: Delivery, record: ScanRecord): Promise<void> {
     const current = this.outbox.all().find((d) => d.id === delivery.id);
     if (this.closed || current === undefined || current.state !== 'waiting') return;
-    const event = record.status === 'failed' ? 'scan.failed' : 'scan.complete';
-    await this.outbox.put({ ...current, state: 'due', event, body: JSON.stringify({ event, result: finalBody(record) }), nextAttemptAt: Date.now() });
+    const payload: WebhookPayload = { event: record.status === 'failed' ? 'scan.failed' : 'scan.complete', result: finalBody(record) };
+    await this.outbox.put({ ...current, state: 'due', event: payload.event, body: JSON.stringify(payload), nextAttemptAt: Date.now() });
     this.schedule();
   }
 

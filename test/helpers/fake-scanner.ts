@@ -1,6 +1,7 @@
 // A scanner stand-in for tests of the logic above the scanner: the test
 // decides when chunks arrive and how each scan ends.
-import type { FoundPorts, Port, ScanChunk, ScanHandle, Scanner, ScanSummary } from '../../src/native/scanner.js';
+import type { Port } from '../../src/api/port.js';
+import type { FoundPorts, ScanChunk, ScanHandle, Scanner, ScanSummary } from '../../src/native/scanner.js';
 import type { ScanRequest } from '../../src/native/scan-request.js';
 
 export interface FakeScan {

@@ -1,6 +1,6 @@
 // An in-memory ResultStore for unit tests of logic above the store.
+import type { ScanType } from '../../src/api/scan-type.js';
 import type { ScanRecord } from '../../src/model/scan-record.js';
-import type { ScanType } from '../../src/scan/scan-types.js';
 import type { ResultStore } from '../../src/store/result-store.js';
 
 export class MemoryStore implements ResultStore {

@@ -3,7 +3,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-import { openApiJson } from '../../src/http/openapi.js';
+import { openApiJson } from '../../src/api/openapi.js';
 
 type JsonObject = { [key: string]: unknown };
 

@@ -1,5 +1,6 @@
 // Compares a scan summary with an expected state for every scanned port.
-import type { PortState, ScanSummary } from '../../src/native/scanner.js';
+import type { PortState } from '../../src/api/port.js';
+import type { ScanSummary } from '../../src/native/scanner.js';
 
 /** Every port of `summary` as a map; ports not listed as open/filtered are closed. */
 export function statesOf(summary: ScanSummary, ports: readonly number[]): Map<number, PortState> {

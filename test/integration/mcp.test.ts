@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { ERROR_CODES, type ErrorCode } from '../../src/api/error-body.js';
 import { Exchange } from '../../src/http/exchange.js';
 import { loadUws } from '../../src/http/uws.js';
 import { readRequestHead, RequestBody, serveFetch } from '../../src/mcp/uws-fetch-bridge.js';
@@ -24,7 +25,6 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type Output = Record<string, unknown> & { status?: string; message: string };
 
-const ERROR_STATUS: Record<string, number> = { not_available: 403, invalid_target: 422, rate_limited: 429 };
 
 /** The tool result's structuredContent, checked against its text mirror and the REST shape of the same state. */
 function output(result: CallToolResult, scanType: 'fast' | 'deep'): Output {
@@ -32,7 +32,7 @@ function output(result: CallToolResult, scanType: 'fast' | 'deep'): Output {
   expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(structured) }]);
   expect(structured.message).toMatch(/^[A-Z].*\.$/);
   const { message: _message, poll_after_seconds: _poll, ...rest } = structured;
-  if (result.isError) validateResponse('POST', `/v1/${scanType}`, ERROR_STATUS[String(rest.error)]!, rest);
+  if (result.isError) validateResponse('POST', `/v1/${scanType}`, Number.parseInt(ERROR_CODES[rest.error as ErrorCode].status), rest);
   else validateResponse('GET', `/v1/${scanType}`, 200, rest);
   return structured;
 }
@@ -53,6 +53,14 @@ async function pollTool(client: Client, scanType: 'fast' | 'deep', timeoutMs = 3
     if (Date.now() > deadline) throw new Error(`${scanType} scan still ${state.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The paths in `schema` where `type` is an array. */
+function typeArrays(schema: unknown, path: string): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  return Object.entries(schema).flatMap(([key, value]) =>
+    key === 'type' && Array.isArray(value) ? [path] : typeArrays(value, `${path}.${key}`),
+  );
 }
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -97,6 +105,10 @@ describe('MCP at /mcp', () => {
       expect(tool.inputSchema.required ?? []).toEqual([]);
       expect(tool.outputSchema).toMatchObject({ type: 'object' });
       expect(JSON.stringify(tool.outputSchema)).toContain('poll_after_seconds');
+      // The MCP Inspector's schema-portability rule (`--strict`): no `type` arrays; nullable is an anyOf.
+      expect(typeArrays(tool.inputSchema, 'inputSchema')).toEqual([]);
+      expect(typeArrays(tool.outputSchema, 'outputSchema')).toEqual([]);
+      expect(JSON.stringify(tool.outputSchema)).toContain('"anyOf":[{"type":"string"},{"type":"null"}]');
     }
 
     const initialize = await callerFetch('127.0.0.70')(`${server.url}/mcp`, {

@@ -1,5 +1,6 @@
-// MCP tool schemas are converted to JSON Schema once, not per request, and
-// every caller still gets a copy of its own.
+// MCP tool schemas are converted to JSON Schema once, not per request,
+// every caller still gets a copy of its own, and nullable fields come out
+// as anyOf, not as type arrays.
 import { expect, it, vi } from 'vitest';
 import * as z from 'zod';
 
@@ -25,4 +26,13 @@ it('converts once per option set and hands out equal, separate copies', () => {
   memoised['~standard'].jsonSchema.output({ target: 'draft-07' });
   expect(convert).toHaveBeenCalledTimes(2);
   expect(memoised.parse({})).toEqual({ rescan: false }); // validation is zod's, untouched
+});
+
+it('spells a nullable field as anyOf of single types', () => {
+  const schema = memoiseJsonSchema(z.strictObject({ banner: z.string().nullable(), port: z.int() }));
+  const converted = schema['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
+  expect(converted.properties).toEqual({
+    banner: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    port: expect.objectContaining({ type: 'integer' }),
+  });
 });

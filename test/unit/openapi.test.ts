@@ -1,10 +1,15 @@
-// The OpenAPI document: valid OpenAPI 3.1, complete for the service, and the
-// response validator built on it accepts each shape and rejects deviations.
+// The OpenAPI document: valid OpenAPI 3.1, its schemas accepting exactly
+// what the zod schemas they are generated from accept, every component in
+// use, portable to clients that read `type` as one string; and the response
+// validator built on it accepts each shape and rejects deviations.
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 
-import { openApiDocument, openApiJson } from '../../src/http/openapi.js';
-import { FAIL_REASONS } from '../../src/model/scan-record.js';
+import { FAIL_REASONS } from '../../src/api/fail-reason.js';
+import { openApiDocument, openApiJson } from '../../src/api/openapi.js';
+import { COMPONENT_SCHEMAS } from '../../src/api/openapi-schemas.js';
 import { validateResponse, validateSseEvent } from '../helpers/openapi-validator.js';
 
 type JsonObject = { [key: string]: unknown };
@@ -92,43 +97,125 @@ const sseProgress = {
 };
 const error = (code: string) => ({ error: code, reason: 'Explanation.' });
 
+const scanQueued = { ip: '203.0.113.7', scan_type: 'fast', status: 'queued', eta_seconds: 15 };
+const none = { ip: '203.0.113.7', scan_type: 'fast', status: 'none' };
+const without = (value: object, key: string) => Object.fromEntries(Object.entries(value).filter(([k]) => k !== key));
+
+/** Valid shapes of the interface: each is accepted by some component's zod schema. */
+const VALID: Record<string, unknown> = {
+  complete,
+  'complete with nothing found': { ...complete, ports_open: [], ports_filtered: [], service_banners: {} },
+  'complete over IPv6': { ...complete, ip: '2001:db8::7' },
+  incomplete,
+  ...Object.fromEntries(FAIL_REASONS.map((reason) => [`failed (${reason})`, { ...failed, fail_reason: reason }])),
+  'in flight': inFlight,
+  running: { ...inFlight, status: 'running', queue_position: 0, chunks_complete: 9 },
+  none,
+  'a fresh ScanQueued': scanQueued,
+  'a coalesced ScanQueued': { ...scanQueued, status: 'running', chunks_complete: 1, total_chunks: 4 },
+  progress: sseProgress,
+  'an error': error('not_available'),
+  'a rate-limited error': { ...error('rate_limited'), retry_after: 30 },
+  'a port': port(22, 'open'),
+  'a webhook payload': { event: 'scan.complete', result: complete },
+  'a failed webhook payload': { event: 'scan.failed', result: failed },
+  'a JSON-RPC request': { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+  'the scan type fast': 'fast',
+  'an address': '203.0.113.7',
+};
+
+/** Shapes that break one rule each: no component's zod schema accepts them. */
+const BROKEN: Record<string, unknown> = {
+  'a stray field': { ...complete, stray: 1 },
+  'an unknown status': { ...complete, status: 'done' },
+  'an unknown fail reason': { ...failed, fail_reason: 'timeout' },
+  'incomplete without partial': without(incomplete, 'partial'),
+  'incomplete with partial false': { ...incomplete, partial: false },
+  'a missing field': without(complete, 'expires_at'),
+  'a port out of range': { ...complete, ports_open: [port(70_000, 'open')] },
+  'an unknown port state': { ...complete, ports_open: [{ ...port(22, 'open'), state: 'half-open' }] },
+  'a banner keyed by a name': { ...complete, service_banners: { ssh: 'x' } },
+  'a host name as ip': { ...complete, ip: 'example.com' },
+  'a fractional duration': { ...complete, duration_ms: 1.5 },
+  'a ptr_record that is a number': { ...complete, ptr_record: 7 },
+  'only one chunk counter': { ...scanQueued, status: 'running', chunks_complete: 1 },
+  'a total of no chunks': { ...failed, total_chunks: 0 },
+  'an unknown error code': error('teapot'),
+  'a negative retry_after': { ...error('rate_limited'), retry_after: -1 },
+  'a webhook payload of a scan in flight': { event: 'scan.complete', result: inFlight },
+  'a JSON-RPC 1.0 message': { jsonrpc: '1.0', id: 1 },
+  'the scan type slow': 'slow',
+};
+
+// The document's own component schemas, compiled from the served JSON.
+const DOC_ID = 'https://selfscan.invalid/openapi.json';
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormatsModule.default(ajv);
+ajv.addVocabulary([...Object.keys(served), 'discriminator']);
+ajv.addSchema(served, DOC_ID);
+const documentSchema = (name: string) => ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });
+
+/** The components whose zod schema accepts `value`. */
+const acceptedBy = (value: unknown): string[] =>
+  Object.entries(COMPONENT_SCHEMAS)
+    .filter(([, schema]) => schema.safeParse(value).success)
+    .map(([name]) => name);
+
+/** Every `$ref` in `node`, extensions included. */
+function refs(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(refs);
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) => (key === '$ref' && typeof value === 'string' ? [value] : refs(value)));
+}
+
 describe('openApiDocument', () => {
-  it('is a valid OpenAPI 3.1 document', async () => {
+  it('is a valid OpenAPI 3.1 document of interface version 1.0.0', async () => {
     const validator = new Validator({ allErrors: true });
     const result = await validator.validate(JSON.parse(openApiJson) as JsonObject);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
-  });
-
-  it('carries interface version 1.0.0 and is served as its own JSON', () => {
-    expect(openApiDocument.openapi).toBe('3.1.0');
     expect(openApiDocument.info).toMatchObject({ title: 'selfscan', version: '1.0.0' });
-    expect(served).toEqual(openApiDocument);
   });
 
-  it('lists exactly the fail reasons the code uses', () => {
-    const failReason = resolve(
-      (resolve((served.components as JsonObject).schemas as JsonObject).ScanResultFailed as JsonObject)
-        .properties as JsonObject,
-    ).fail_reason as JsonObject;
-    expect(failReason.enum).toEqual([...FAIL_REASONS]);
-    for (const reason of FAIL_REASONS) expect(openApiJson).toContain(reason);
+  it.each(Object.entries(VALID))('has a zod schema accepting %s', (_name, value) => {
+    expect(acceptedBy(value)).not.toEqual([]);
   });
 
-  it('describes every path and method of the service, and no other', () => {
-    const methods = Object.fromEntries(
-      Object.entries(served.paths as JsonObject).map(([path, item]) => [path, Object.keys(item as JsonObject).sort()]),
-    );
-    expect(methods).toEqual({
-      '/v1/fast': ['get', 'post'],
-      '/v1/deep': ['get', 'post'],
-      '/v2/fast': ['get'],
-      '/v2/deep': ['get'],
-      '/openapi.json': ['get'],
-      '/.well-known/selfscan-webhook-key': ['get'],
-      '/mcp': ['delete', 'get', 'post'],
-    });
+  it.each(Object.entries(BROKEN))('has no zod schema accepting %s', (_name, value) => {
+    expect(acceptedBy(value)).toEqual([]);
+  });
+
+  it('has a schema for each zod schema that accepts exactly the samples the zod schema accepts', () => {
+    expect(Object.keys((served.components as JsonObject).schemas as JsonObject)).toEqual(Object.keys(COMPONENT_SCHEMAS));
+    const disagreements: string[] = [];
+    for (const [name, schema] of Object.entries(COMPONENT_SCHEMAS)) {
+      const validate = documentSchema(name);
+      for (const [sample, value] of Object.entries({ ...VALID, ...BROKEN })) {
+        const byZod = schema.safeParse(value).success;
+        if (validate(value) !== byZod) disagreements.push(`${name} ${byZod ? 'rejects' : 'accepts'} ${sample}, unlike zod`);
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
+
+  it('uses every component it defines (extensions included)', () => {
+    const components = served.components as Record<string, JsonObject>;
+    const unused: string[] = [];
+    for (const [kind, named] of Object.entries(components)) {
+      for (const name of Object.keys(named)) {
+        const ref = `#/components/${kind}/${name}`;
+        const elsewhere = { ...served, components: { ...components, [kind]: without(named, name) } };
+        if (!refs(elsewhere).includes(ref)) unused.push(ref);
+      }
+    }
+    expect(unused).toEqual([]);
+  });
+
+  it('spells every nullable field as anyOf, never as a type array', () => {
+    expect(openApiJson).not.toMatch(/"type":\[/);
+    const schemas = (served.components as JsonObject).schemas as Record<string, JsonObject>;
+    expect((schemas.Port!.properties as JsonObject).service).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] });
   });
 
   it('lists the rate-limit headers on every response, Retry-After on 429', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { toNativeRequest } from '../../src/native/scan-request.js';
 import { serviceName } from '../../src/native/service-names.js';
-import { FAST_PORTS } from '../../src/scan/scan-types.js';
+import { FAST_PORTS } from '../../src/api/scan-type.js';
 
 describe('toNativeRequest', () => {
   it('checks a frozen port list once and reuses the result; other lists every time', () => {

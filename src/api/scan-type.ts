@@ -1,8 +1,7 @@
-// The two scan types of the interface and what each one scans.
-
-export type ScanType = 'fast' | 'deep';
-
-export const SCAN_TYPES: readonly ScanType[] = ['fast', 'deep'];
+// The two scan types of the interface and the facts about each that clients
+// need (which ports, how many chunks): one place, shared by the scanner
+// side and every wire shape that names a scan type.
+import * as z from 'zod';
 
 /** The fast scan's 32 ports (port 25 included), in the order probed. */
 export const FAST_PORTS: readonly number[] = Object.freeze([
@@ -13,6 +12,16 @@ export const FAST_PORTS: readonly number[] = Object.freeze([
 /** Every TCP port, 1 to 65535. */
 export const DEEP_PORTS: readonly number[] = Object.freeze(Array.from({ length: 65535 }, (_, i) => i + 1));
 
+/** `fast` or `deep`. */
+export const ScanType = z
+  .enum(['fast', 'deep'])
+  .meta({ description: `\`fast\`: ${FAST_PORTS.length} ports; \`deep\`: ${DEEP_PORTS.length} ports.` });
+export type ScanType = z.output<typeof ScanType>;
+
+/** Every scan type, in the order the interface lists them. */
+export const SCAN_TYPES: readonly ScanType[] = ScanType.options;
+
+/** What one scan type scans, and in how many chunks its progress is counted. */
 export interface ScanTypeProfile {
   ports: readonly number[];
   /** Ports per chunk: deep has 64 chunks of 1024, fast 4 of 8. */
@@ -20,11 +29,8 @@ export interface ScanTypeProfile {
   totalChunks: number;
 }
 
+/** The profile of each scan type. */
 export const SCAN_PROFILES: Readonly<Record<ScanType, ScanTypeProfile>> = {
   fast: { ports: FAST_PORTS, chunkSize: 8, totalChunks: 4 },
   deep: { ports: DEEP_PORTS, chunkSize: 1024, totalChunks: 64 },
 };
-
-export function isScanType(value: string): value is ScanType {
-  return value === 'fast' || value === 'deep';
-}

@@ -1,0 +1,185 @@
+// The OpenAPI document's paths and webhooks: the operations and their
+// prose, written by hand; every schema they name is a generated component.
+import { JsonRpcMessage } from './json-rpc-message.js';
+import { headerRef, jsonResponse, rateLimitHeaders, responseRef } from './openapi-components.js';
+import { schemaRef } from './openapi-schemas.js';
+import { ScanQueued } from './scan-queued.js';
+import { ScanResult } from './scan-result.js';
+import type { ScanType } from './scan-type.js';
+import { WebhookKey } from './webhook-key.js';
+import { WebhookEvent, WebhookPayload } from './webhook-payload.js';
+
+/** What any request can meet: wrong path or method, the edge rate limit, a stopping service. */
+const notFoundAndMethod = {
+  '404': responseRef('NotFound'),
+  '405': responseRef('MethodNotAllowed'),
+  '429': responseRef('RateLimited'),
+  '503': responseRef('Unavailable'),
+};
+
+const jsonRpcMessage = schemaRef(JsonRpcMessage);
+
+/** GET and DELETE /mcp: a stateless server has no stream or session to offer. */
+function mcpNotAllowed(method: 'GET' | 'DELETE') {
+  return {
+    operationId: `mcp${method.charAt(0)}${method.slice(1).toLowerCase()}`,
+    tags: ['agents'],
+    summary: `${method} is not supported by the stateless MCP endpoint`,
+    responses: {
+      '405': jsonResponse('Only POST is supported (Allow: POST); the body is a JSON-RPC error.', jsonRpcMessage, {
+        Allow: { schema: { type: 'string', const: 'POST' } },
+      }),
+      '429': responseRef('RateLimited'),
+    },
+  };
+}
+
+function startOperation(type: ScanType) {
+  return {
+    operationId: type === 'fast' ? 'startFastScan' : 'startDeepScan',
+    tags: ['polling'],
+    summary: `Start a ${type} scan of the caller's address`,
+    description:
+      `Queues a ${type} scan of the address the request comes from, then poll GET /v1/${type}. ` +
+      'No body. When a scan of the same address and type is already in flight, no new scan starts: ' +
+      'the response reflects that scan, with its chunk counters.',
+    parameters: [{ $ref: '#/components/parameters/X-Callback-Url' }],
+    responses: {
+      '200': jsonResponse('The scan is queued, or the request joined the scan in flight.', schemaRef(ScanQueued)),
+      '403': responseRef('NotAvailable'),
+      '422': responseRef('InvalidScanRequest'),
+      ...notFoundAndMethod,
+    },
+  };
+}
+
+function resultOperation(type: ScanType) {
+  return {
+    operationId: type === 'fast' ? 'getFastScan' : 'getDeepScan',
+    tags: ['polling'],
+    summary: `The caller's latest ${type} scan`,
+    description:
+      `Returns the state or result of the caller's ${type} scan. Poll until the status is \`complete\`, ` +
+      '`incomplete` or `failed`. A failed scan is a 200 with `fail_reason`, not an HTTP error; ' +
+      '`none` means no scan exists (or its result expired).',
+    responses: {
+      '200': jsonResponse('The scan, whatever its status.', schemaRef(ScanResult), {
+        'X-Scan-Duration-Ms': headerRef('X-Scan-Duration-Ms'),
+      }),
+      ...notFoundAndMethod,
+    },
+  };
+}
+
+function streamOperation(type: ScanType) {
+  return {
+    operationId: type === 'fast' ? 'streamFastScan' : 'streamDeepScan',
+    tags: ['streaming'],
+    summary: `Start or attach to a ${type} scan and stream its progress`,
+    description:
+      `Starts a ${type} scan of the caller's address unless one is in flight (including one started by ` +
+      `POST /v1/${type}), in which case the stream attaches to it. A start that is refused returns a JSON ` +
+      'Error instead of a stream.',
+    responses: {
+      '200': responseRef('ScanEventStream'),
+      '403': responseRef('NotAvailable'),
+      '422': responseRef('InvalidTarget'),
+      ...notFoundAndMethod,
+    },
+  };
+}
+
+/** Every path of the HTTP interface and its operations. */
+export const paths = {
+  '/v1/fast': { post: startOperation('fast'), get: resultOperation('fast') },
+  '/v1/deep': { post: startOperation('deep'), get: resultOperation('deep') },
+  '/v2/fast': { get: streamOperation('fast') },
+  '/v2/deep': { get: streamOperation('deep') },
+  '/.well-known/selfscan-webhook-key': {
+    get: {
+      operationId: 'getWebhookKey',
+      tags: ['meta'],
+      summary: 'The public key that signs webhooks',
+      description: 'Verify `X-Selfscan-Signature` (base64 Ed25519) over the bytes `<X-Selfscan-Timestamp>.<raw body>` with this key.',
+      responses: {
+        '200': jsonResponse('The Ed25519 public key, as a JWK (RFC 8037) and as PEM.', schemaRef(WebhookKey)),
+        ...notFoundAndMethod,
+      },
+    },
+  },
+  '/mcp': {
+    post: {
+      operationId: 'mcp',
+      tags: ['agents'],
+      summary: 'Model Context Protocol (Streamable HTTP): tools fast_scan and deep_scan',
+      description:
+        'Stateless MCP over Streamable HTTP (no Mcp-Session-Id, no key). Tools `fast_scan` and `deep_scan` take ' +
+        '`{ "rescan"?: boolean }` and scan only the caller\'s own address. A call does not block: it starts a scan ' +
+        'when none is in flight and no unexpired result exists (or when `rescan` is true), else it returns the ' +
+        'scan in flight or the last result; agents poll by calling again. `structuredContent` is shaped like the ' +
+        'ScanResult of that status plus `message` and, while not finished, `poll_after_seconds`. A refused start ' +
+        '(invalid_target, not_available, rate_limited) is a tool result with `isError: true` carrying `error`, ' +
+        '`reason` and `retry_after`. With a progress token, the call stays open (up to 25 s) and sends ' +
+        '`notifications/progress` (progress = chunks done, total = all chunks). The same target rule, opt-out, ' +
+        'rate limits (shared counters) and coalescing apply as on REST; every request counts against the edge limit.',
+      requestBody: { required: true, content: { 'application/json': { schema: jsonRpcMessage } } },
+      responses: {
+        '200': {
+          description: 'The JSON-RPC response; as an event stream when progress notifications come first.',
+          headers: rateLimitHeaders,
+          content: { 'application/json': { schema: jsonRpcMessage }, 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        '202': { description: 'A notification or response was accepted.', headers: rateLimitHeaders },
+        '400': jsonResponse('Malformed JSON or not a JSON-RPC message.', jsonRpcMessage),
+        '413': jsonResponse('The body is larger than 1 MiB.', jsonRpcMessage),
+        '415': jsonResponse('The body is not application/json.', jsonRpcMessage),
+        '404': responseRef('NotFound'),
+        '429': responseRef('RateLimited'),
+        '503': responseRef('Unavailable'),
+      },
+    },
+    get: mcpNotAllowed('GET'),
+    delete: mcpNotAllowed('DELETE'),
+  },
+  '/openapi.json': {
+    get: {
+      operationId: 'getOpenApi',
+      tags: ['meta'],
+      summary: 'This OpenAPI document',
+      responses: {
+        '200': jsonResponse('The OpenAPI 3.1 document.', {
+          type: 'object',
+          required: ['openapi', 'info', 'paths'],
+          properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+        }),
+        ...notFoundAndMethod,
+      },
+    },
+  },
+};
+
+/** The webhook a v1 POST with X-Callback-Url asks for. */
+export const webhooks = {
+  scanFinished: {
+    post: {
+      operationId: 'scanFinished',
+      summary: 'Sent to X-Callback-Url when the scan ends',
+      description:
+        'One POST per X-Callback-Url given on a v1 POST (coalesced POSTs each get their own), when the scan ' +
+        'completes (`scan.complete`, also for `incomplete` results) or fails (`scan.failed`). Sent only to ' +
+        'public addresses, no redirects followed, 5 s per attempt. Network errors, timeouts, 5xx and 429 ' +
+        'are retried after 10 s, 1 min, 5 min, 30 min and 2 h, then given up; any other answer ends it. ' +
+        'A delivery owed when the service stops is made after it restarts. The delivery id stays the same ' +
+        'on every retry: receivers use it to ignore duplicates.',
+      parameters: [
+        { name: 'X-Selfscan-Delivery', in: 'header', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Unique per delivery, the same on retries.' },
+        { name: 'X-Selfscan-Event', in: 'header', required: true, schema: schemaRef(WebhookEvent) },
+        { name: 'X-Selfscan-Timestamp', in: 'header', required: true, schema: { type: 'integer' }, description: 'Unix seconds of this attempt; part of what is signed.' },
+        { name: 'X-Selfscan-Signature', in: 'header', required: true, schema: { type: 'string' }, description: 'Base64 Ed25519 signature of `<timestamp>.<raw body>`; key at /.well-known/selfscan-webhook-key.' },
+        { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string', pattern: '^selfscan/' } },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: schemaRef(WebhookPayload) } } },
+      responses: { '200': { description: 'Any 2xx answer counts as delivered.' } },
+    },
+  },
+};

@@ -1,0 +1,51 @@
+// The OpenAPI 3.1 description of the HTTP interface (interface version
+// 1.0.0), served at GET /openapi.json and used by the tests to check every
+// response the server sends. Its schemas are generated from the zod
+// schemas; the paths, operations and prose are written here and beside it.
+import { components } from './openapi-components.js';
+import { paths, webhooks } from './openapi-paths.js';
+import { SCAN_PROFILES } from './scan-type.js';
+
+/** The OpenAPI 3.1.0 document of the service (interface version 1.0.0). */
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'selfscan',
+    version: '1.0.0',
+    summary: 'Tells a server which of its TCP ports the outside world can reach.',
+    description: [
+      'The scan target is always the public address the request comes from, taken from the connection. ' +
+        'No parameter, header or body selects another target. IPv4 and IPv6 are supported; ' +
+        'IPv4-mapped IPv6 addresses are scanned as IPv4.',
+      `Scans are TCP only. \`fast\` covers ${SCAN_PROFILES.fast.ports.length} common ports, \`deep\` all ` +
+        `${SCAN_PROFILES.deep.ports.length}; port 25 is in every scan.`,
+      'Polling (v1): POST starts a scan, GET polls it. Streaming (v2): one GET starts or attaches to a scan ' +
+        'and streams its progress as Server-Sent Events.',
+      'Requests for the same address and scan type while a scan is in flight coalesce onto that scan. ' +
+        'Results expire 24 hours after completion. An `incomplete` result (`partial: true`) holds what was ' +
+        'found before the host proved too slow or too filtered; it is never a full scan.',
+      'No authentication. Every response carries the X-RateLimit-* headers of the per-IP edge limit (or, on a ' +
+        '429, of the limit that refused); a refused request is a 429 with Retry-After. An operator who turns ' +
+        'the edge limit off (max 0) gets responses without them. Every error is a JSON Error object.',
+      'JSON responses may be gzip-compressed (`Content-Encoding: gzip`) when the request sends ' +
+        '`Accept-Encoding: gzip`.',
+    ].join('\n\n'),
+    license: { name: 'MIT', identifier: 'MIT' },
+  },
+  // Wherever the service runs: the document is served by the service it describes.
+  servers: [{ url: '/', description: 'The service that serves this document.' }],
+  // No authentication, no key, no signup (spec 5).
+  security: [],
+  tags: [
+    { name: 'polling', description: 'v1: start with POST, poll with GET.' },
+    { name: 'streaming', description: 'v2: one GET streams the scan as Server-Sent Events.' },
+    { name: 'agents', description: 'The Model Context Protocol endpoint for AI agents.' },
+    { name: 'meta', description: 'This description and the webhook signing key.' },
+  ],
+  paths,
+  webhooks,
+  components,
+};
+
+/** `openApiDocument` as served at GET /openapi.json. */
+export const openApiJson: string = JSON.stringify(openApiDocument);

@@ -1,0 +1,27 @@
+// The answer to POST /v1/{fast,deep} (spec 2.1): the scan started, or the
+// scan in flight the request joined, with its chunk counters.
+import * as z from 'zod';
+
+import { chunksComplete, etaSeconds, inFlightStatus, scanIdentity, totalChunks } from './scan-fields.js';
+
+/** A started scan; the chunk counters come both or neither (only when the request joined a scan in flight). */
+export const ScanQueued = z
+  .strictObject({
+    ...scanIdentity,
+    status: inFlightStatus,
+    eta_seconds: etaSeconds,
+    chunks_complete: chunksComplete.optional(),
+    total_chunks: totalChunks.optional(),
+  })
+  .refine((body) => (body.chunks_complete === undefined) === (body.total_chunks === undefined), {
+    message: 'chunks_complete and total_chunks come together',
+    path: ['total_chunks'],
+  })
+  .meta({
+    description:
+      'A started scan: `queued` when fresh; `queued` or `running` with the chunk counters when the ' +
+      'request coalesced onto the scan in flight.',
+    // JSON Schema's spelling of the refinement above, which zod cannot convert.
+    dependentRequired: { chunks_complete: ['total_chunks'], total_chunks: ['chunks_complete'] },
+  });
+export type ScanQueued = z.output<typeof ScanQueued>;

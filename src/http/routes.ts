@@ -1,0 +1,36 @@
+// Every path the HTTP interface serves, the methods it answers there and
+// what registers them: the app registers its routes from this table alone,
+// answers any other method on these paths with a 405 naming them, and any
+// other path with a 404. The OpenAPI document describes exactly these.
+import type { ScanType } from '../api/scan-type.js';
+import { registerMcp } from '../mcp/mcp-endpoint.js';
+import type { RouteContext } from './route-context.js';
+import { registerOpenApi, registerWebhookKey } from './routes-meta.js';
+import { registerV1 } from './routes-v1.js';
+import { registerV2 } from './routes-v2.js';
+
+/** A method a route serves. */
+export type Method = 'GET' | 'POST';
+
+export interface Route {
+  /** The methods served, in the order the Allow header of a 405 lists them. */
+  methods: readonly Method[];
+  /** Registers the route's handlers for `path` on the app. */
+  register: (context: RouteContext, path: string) => void;
+  /** The route answers every other method itself (the MCP endpoint: a JSON-RPC 405). */
+  answersOtherMethods?: true;
+}
+
+const v1 = (scanType: ScanType): Route => ({ methods: ['GET', 'POST'], register: (context, path) => registerV1(context, path, scanType) });
+const v2 = (scanType: ScanType): Route => ({ methods: ['GET'], register: (context, path) => registerV2(context, path, scanType) });
+
+/** Every route, by path. */
+export const ROUTES: Readonly<Record<string, Route>> = {
+  '/v1/fast': v1('fast'),
+  '/v1/deep': v1('deep'),
+  '/v2/fast': v2('fast'),
+  '/v2/deep': v2('deep'),
+  '/mcp': { methods: ['POST'], register: registerMcp, answersOtherMethods: true },
+  '/openapi.json': { methods: ['GET'], register: registerOpenApi },
+  '/.well-known/selfscan-webhook-key': { methods: ['GET'], register: registerWebhookKey },
+};

@@ -1,0 +1,91 @@
+// The served routes and the served OpenAPI document agree, against the real
+// server on port 0: every documented operation is served, every route the
+// app registers is documented, other methods are a 405 and any other path a
+// 404; and /openapi.json serves the document's exact bytes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { openApiJson } from '../../src/api/openapi.js';
+import { ROUTES } from '../../src/http/routes.js';
+import { callerFetch } from '../helpers/callers.js';
+import { validateResponse } from '../helpers/openapi-validator.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+type JsonObject = Record<string, unknown>;
+
+const document = JSON.parse(openApiJson) as { paths: Record<string, Record<string, { responses: JsonObject }>> };
+const fetch = callerFetch('127.0.0.90');
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** What each method needs to be served as a client would use it. */
+const REQUESTS: Record<string, { headers?: Record<string, string>; body?: string }> = {
+  POST: {
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  },
+};
+
+/** Sends `method path`; returns the status and content type, the body checked against the document when it is JSON. */
+async function answer(method: string, path: string): Promise<{ status: number; contentType: string }> {
+  const abort = new AbortController();
+  const response = await fetch(`${server.url}${path}`, { method, ...REQUESTS[method], signal: abort.signal });
+  const contentType = response.headers.get('content-type') ?? '';
+  if (contentType.startsWith('application/json')) validateResponse(method, path, response.status, await response.json(), contentType);
+  else abort.abort(); // a stream: its head is the answer
+  return { status: response.status, contentType };
+}
+
+/** The documented operations, each with its method upper case and whether it documents a 2xx answer. */
+const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, operation]) => ({
+    path,
+    method: method.toUpperCase(),
+    served: Object.keys(operation.responses).some((status) => status.startsWith('2')),
+    statuses: Object.keys(operation.responses).map(Number),
+  })),
+);
+
+describe('routes', () => {
+  it('serves the OpenAPI document byte for byte', async () => {
+    const response = await fetch(`${server.url}/openapi.json`, { headers: { 'accept-encoding': 'identity' } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(openApiJson);
+  });
+
+  it('documents exactly the routes the app registers', () => {
+    const documented = operations.filter((op) => op.served).map((op) => `${op.method} ${op.path}`);
+    const registered = Object.entries(ROUTES).flatMap(([path, route]) => route.methods.map((method) => `${method} ${path}`));
+    expect(documented.sort()).toEqual(registered.sort());
+  });
+
+  it.each(operations)('answers $method $path as documented', async ({ method, path, served, statuses }) => {
+    const { status } = await answer(method, path);
+    if (served) expect([404, 405]).not.toContain(status);
+    expect(statuses).toContain(status);
+  });
+
+  it.each(Object.entries(ROUTES).filter(([, route]) => !route.answersOtherMethods))(
+    'answers other methods on %s with a 405 naming the served ones',
+    async (path, route) => {
+      const response = await fetch(`${server.url}${path}`, { method: 'PUT' });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe(route.methods.join(', '));
+      validateResponse('PUT', path, 405, await response.json());
+    },
+  );
+
+  it('answers an undocumented path with a 404', async () => {
+    for (const path of ['/v3/fast', '/v1', '/openapi.yaml', '/mcp/x']) {
+      expect(Object.keys(document.paths)).not.toContain(path);
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(404);
+      validateResponse('GET', path, 404, await response.json());
+    }
+  });
+});
