@@ -8,7 +8,7 @@ import type { ScanService } from '../scan/scan-service.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { ClientAddressResolver } from './client-address.js';
 import { RouteContext } from './route-context.js';
-import { ROUTES } from './routes.js';
+import { type Route, ROUTES } from './routes.js';
 import { loadUws, type us_listen_socket } from './uws.js';
 
 export interface HttpAppOptions {
@@ -20,9 +20,13 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Interval of `: keep-alive` comments on v2 streams. */
   sseKeepAliveMs: number;
+  /** Routes of other interfaces (MCP), by path, served beside HTTP's own. */
+  mounted?: Readonly<Record<string, Route>>;
 }
 
 export interface HttpApp {
+  /** Every route served, by path: HTTP's own and the mounted ones. */
+  routes: Readonly<Record<string, Route>>;
   /** Starts listening; resolves with the port (useful with port 0). */
   listen(host: string, port: number): Promise<number>;
   /** Stops accepting connections; open responses carry on. */
@@ -33,7 +37,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const uws = loadUws();
   const app = uws.App();
   const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy) });
-  const routes = Object.entries(ROUTES);
+  const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted };
+  const routes = Object.entries(served);
   for (const [path, route] of routes) route.register(context, path);
   for (const [path, route] of routes) {
     if (route.answersOtherMethods) continue;
@@ -58,6 +63,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   let listenSocket: us_listen_socket | undefined;
   return {
+    routes: served,
     listen: (host, port) =>
       new Promise((resolve, reject) => {
         app.listen(host, port, (socket) => {

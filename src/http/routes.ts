@@ -1,9 +1,9 @@
-// Every path the HTTP interface serves, the methods it answers there and
-// what registers them: the app registers its routes from this table alone,
-// answers any other method on these paths with a 405 naming them, and any
-// other path with a 404. The OpenAPI document describes exactly these.
+// The paths the HTTP layer serves itself, the methods it answers there and
+// what registers them. Other interfaces (MCP) mount their routes beside
+// these; the app answers any other method on a route's path with a 405
+// naming the served ones, and any other path with a 404. The OpenAPI
+// document describes exactly the routes an app serves.
 import type { ScanType } from '../api/scan-type.js';
-import { registerMcp } from '../mcp/mcp-endpoint.js';
 import type { RouteContext } from './route-context.js';
 import { registerOpenApi, registerWebhookKey } from './routes-meta.js';
 import { registerV1 } from './routes-v1.js';
@@ -24,13 +24,12 @@ export interface Route {
 const v1 = (scanType: ScanType): Route => ({ methods: ['GET', 'POST'], register: (context, path) => registerV1(context, path, scanType) });
 const v2 = (scanType: ScanType): Route => ({ methods: ['GET'], register: (context, path) => registerV2(context, path, scanType) });
 
-/** Every route, by path. */
+/** HTTP's own routes, by path. */
 export const ROUTES: Readonly<Record<string, Route>> = {
   '/v1/fast': v1('fast'),
   '/v1/deep': v1('deep'),
   '/v2/fast': v2('fast'),
   '/v2/deep': v2('deep'),
-  '/mcp': { methods: ['POST'], register: registerMcp, answersOtherMethods: true },
   '/openapi.json': { methods: ['GET'], register: registerOpenApi },
   '/.well-known/selfscan-webhook-key': { methods: ['GET'], register: registerWebhookKey },
 };

@@ -6,11 +6,11 @@
 // apply here too.
 import { createMcpHandler } from '@modelcontextprotocol/server';
 
+import { readRequestHead, RequestBody, serveFetch } from '../http/fetch-bridge.js';
 import type { RouteContext } from '../http/route-context.js';
+import type { Route } from '../http/routes.js';
 import { createScanServer } from './scan-tools.js';
-import { readRequestHead, RequestBody, serveFetch } from './uws-fetch-bridge.js';
 
-const MCP_PATH = '/mcp';
 /** The largest JSON-RPC message read; a tool call is a few hundred bytes. */
 const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
@@ -22,15 +22,15 @@ function jsonRpcError(status: 405 | 413, message: string): Response {
   );
 }
 
-/** Serves the MCP endpoint (tools fast_scan and deep_scan) at /mcp. */
-export function registerMcp(context: RouteContext): void {
-  context.app.any(MCP_PATH, (res, req) => {
+/** Serves the MCP endpoint (tools fast_scan and deep_scan) at `path`. */
+function registerMcp(context: RouteContext, path: string): void {
+  context.app.any(path, (res, req) => {
     // uWS lends req and the body only during this callback: the head is copied
     // and the body reader attached before it returns (handle() registers
     // onAborted just as synchronously); the handler runs after an await.
     const head = readRequestHead(req);
     const body = new RequestBody(res, MAX_MCP_BODY_BYTES);
-    context.handle(res, req, head.method, MCP_PATH, (exchange, ip, headers) => {
+    context.handle(res, req, head.method, path, (exchange, ip, headers) => {
       // The tools are bound to this caller, so each request gets its own handler and server.
       const mcp = createMcpHandler(() => createScanServer(context, ip), { maxRequestBodySize: MAX_MCP_BODY_BYTES });
       return serveFetch(exchange, head, body, (request) => mcp.fetch(request), {
@@ -41,3 +41,6 @@ export function registerMcp(context: RouteContext): void {
     });
   });
 }
+
+/** The MCP endpoint as a route the HTTP app mounts (at /mcp): it answers other methods itself, with a JSON-RPC 405. */
+export const mcpRoute: Route = { methods: ['POST'], register: registerMcp, answersOtherMethods: true };

@@ -9,6 +9,7 @@ import { Admission } from '../limits/admission.js';
 import { openAsnLookup } from '../limits/open-asn-lookup.js';
 import { OptOutList } from '../limits/opt-out-list.js';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
+import { mcpRoute } from '../mcp/mcp-endpoint.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanEvents } from '../scan/scan-events.js';
 import type { ScanService } from '../scan/scan-service.js';
@@ -72,6 +73,7 @@ export async function openApiRole(config: Config, deps: ApiRoleDependencies): Pr
     trustProxy: config.trustProxy,
     logger,
     sseKeepAliveMs: config.sseKeepAliveSeconds * 1000,
+    mounted: { '/mcp': mcpRoute },
   });
   return {
     http,

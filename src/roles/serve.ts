@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
+import type { Route } from '../http/routes.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../limits/rate-limit-store.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import type { Scanner, ScannerStats } from '../native/scanner.js';
@@ -33,6 +34,8 @@ export interface ServeDependencies {
 export interface RunningServer {
   port: number;
   service: ScanService;
+  /** Every route the HTTP app serves, by path. */
+  routes: Readonly<Record<string, Route>>;
   /** Stops listening, lets scans in flight end (see drainSeconds), closes the store. */
   close(): Promise<void>;
 }
@@ -82,6 +85,7 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
   return {
     port,
     service: scans.service,
+    routes: api.http.routes,
     close: () =>
       (closing ??= (async () => {
         api.http.stopListening();

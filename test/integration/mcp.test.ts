@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '../../src/api/error-body.js';
 import { Exchange } from '../../src/http/exchange.js';
 import { loadUws } from '../../src/http/uws.js';
-import { readRequestHead, RequestBody, serveFetch } from '../../src/mcp/uws-fetch-bridge.js';
+import { readRequestHead, RequestBody, serveFetch } from '../../src/http/fetch-bridge.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { listenOn, type Listeners } from '../helpers/loopback-listeners.js';
 import { connectMcp } from '../helpers/mcp-client.js';

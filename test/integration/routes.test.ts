@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openApiJson } from '../../src/api/openapi.js';
-import { ROUTES } from '../../src/http/routes.js';
 import { callerFetch } from '../helpers/callers.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -60,7 +59,7 @@ describe('routes', () => {
 
   it('documents exactly the routes the app registers', () => {
     const documented = operations.filter((op) => op.served).map((op) => `${op.method} ${op.path}`);
-    const registered = Object.entries(ROUTES).flatMap(([path, route]) => route.methods.map((method) => `${method} ${path}`));
+    const registered = Object.entries(server.server.routes).flatMap(([path, route]) => route.methods.map((method) => `${method} ${path}`));
     expect(documented.sort()).toEqual(registered.sort());
   });
 
@@ -70,15 +69,16 @@ describe('routes', () => {
     expect(statuses).toContain(status);
   });
 
-  it.each(Object.entries(ROUTES).filter(([, route]) => !route.answersOtherMethods))(
-    'answers other methods on %s with a 405 naming the served ones',
-    async (path, route) => {
+  it('answers other methods on each route with a 405 naming the served ones', async () => {
+    const routes = Object.entries(server.server.routes).filter(([, route]) => !route.answersOtherMethods);
+    expect(routes.length).toBeGreaterThan(0);
+    for (const [path, route] of routes) {
       const response = await fetch(`${server.url}${path}`, { method: 'PUT' });
-      expect(response.status).toBe(405);
+      expect(response.status, path).toBe(405);
       expect(response.headers.get('allow')).toBe(route.methods.join(', '));
       validateResponse('PUT', path, 405, await response.json());
-    },
-  );
+    }
+  });
 
   it('answers an undocumented path with a 404', async () => {
     for (const path of ['/v3/fast', '/v1', '/openapi.yaml', '/mcp/x']) {

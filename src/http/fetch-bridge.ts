@@ -7,8 +7,8 @@
 // pausing while the socket pushes back.
 import { STATUS_CODES } from 'node:http';
 
-import type { Exchange, Headers as HeaderMap } from '../http/exchange.js';
-import type { HttpRequest, HttpResponse } from '../http/uws.js';
+import type { Exchange, Headers as HeaderMap } from './exchange.js';
+import type { HttpRequest, HttpResponse } from './uws.js';
 
 /** What the bridge reads of a request before the route callback returns. */
 export interface RequestHead {
