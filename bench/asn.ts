@@ -31,7 +31,7 @@ function randomGlobalIpv4(): string {
 function randomTableIpv6(table: AsnRangeTable): string {
   const row = Math.floor(Math.random() * table.ipv6.asns.length);
   const word = (words: Uint32Array, k: number): bigint => BigInt(words[row * 4 + k]!);
-  const value = (words: Uint32Array): bigint => (((word(words, 0) << 32n | word(words, 1)) << 32n | word(words, 2)) << 32n) | word(words, 3);
+  const value = (words: Uint32Array): bigint => (((((word(words, 0) << 32n) | word(words, 1)) << 32n) | word(words, 2)) << 32n) | word(words, 3);
   const start = value(table.ipv6.starts);
   const span = value(table.ipv6.ends) - start + 1n;
   let random = 0n;

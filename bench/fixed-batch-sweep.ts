@@ -29,12 +29,7 @@ export interface SweepResult {
 }
 
 /** Sweeps `ports` of `ip` with `window` connects in flight, each given `timeoutMs`. */
-export function fixedBatchSweep(
-  ip: string,
-  ports: readonly number[],
-  window = DEFAULT_WINDOW,
-  timeoutMs = DEFAULT_TIMEOUT_MS,
-): Promise<SweepResult> {
+export function fixedBatchSweep(ip: string, ports: readonly number[], window = DEFAULT_WINDOW, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<SweepResult> {
   assertAllowedTarget(ip);
   const started = performance.now();
   const result: SweepResult = { open: [], filtered: [], closed: 0, errors: {}, sweepMs: 0 };

@@ -27,7 +27,20 @@ export async function spawnServer(config: object, timeoutMs = 20_000): Promise<S
   const dir = mkdtempSync(join(tmpdir(), 'selfscan-bench-streams-'));
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify(config));
-  const args = ['--inspect=127.0.0.1:0', BUILT_CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', join(dir, 'data'), '--allow-private-targets', '--config', configFile];
+  const args = [
+    '--inspect=127.0.0.1:0',
+    BUILT_CLI,
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--data-dir',
+    join(dir, 'data'),
+    '--allow-private-targets',
+    '--config',
+    configFile,
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const kill = async (): Promise<void> => {

@@ -139,7 +139,13 @@ export async function startBareServer(response: RawResponse): Promise<Target> {
 /** The two responses agree on everything but the Date header. */
 export function sameResponse(a: RawResponse, b: RawResponse): boolean {
   const comparable = (r: RawResponse): string =>
-    [r.statusLine, ...r.headers.filter((line) => !/^date:/i.test(line)).map((line) => line.toLowerCase()).sort()].join('\n');
+    [
+      r.statusLine,
+      ...r.headers
+        .filter((line) => !/^date:/i.test(line))
+        .map((line) => line.toLowerCase())
+        .sort(),
+    ].join('\n');
   return comparable(a) === comparable(b) && a.body.equals(b.body);
 }
 

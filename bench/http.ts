@@ -15,6 +15,7 @@
 import { parseArgs } from 'node:util';
 
 import { startDnsServer } from '../test/helpers/dns-server.js';
+import { type Memory, memoryAfterGc } from './http-memory.js';
 import {
   blockDeepQueue,
   callerAddress,
@@ -22,8 +23,8 @@ import {
   type HeldStreams,
   openStreams,
   type ServerChild,
-  spawnServer,
   type StreamCounts,
+  spawnServer,
   waitUntil,
 } from './http-streams.js';
 import {
@@ -37,7 +38,6 @@ import {
   type WrkOptions,
   wrkRequestsPerSecond,
 } from './http-throughput.js';
-import { type Memory, memoryAfterGc } from './http-memory.js';
 import { machineLine, median } from './machine.js';
 import { recordSection } from './results-file.js';
 
@@ -131,7 +131,11 @@ async function streamMemory(): Promise<string[]> {
     const startedAt = performance.now();
     const expected = counts.queued + callers.length;
     opened.push(await openStreams({ port, path: '/v2/deep', callers, parallel: 256 }, counts));
-    await waitUntil(() => counts.queued >= expected || counts.ended > 0, 30_000, () => `first events: ${JSON.stringify(counts)}`);
+    await waitUntil(
+      () => counts.queued >= expected || counts.ended > 0,
+      30_000,
+      () => `first events: ${JSON.stringify(counts)}`,
+    );
     if (counts.ended > 0) throw new Error(`${counts.ended} streams ended while they should be held open`);
     return (performance.now() - startedAt) / 1000;
   };

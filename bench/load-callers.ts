@@ -75,7 +75,14 @@ function requestTimeout(ctx: FlowContext): number {
 const portOf = (ctx: FlowContext): number => Number(new URL(ctx.baseUrl).port);
 
 /** One request, timed; its JSON body, or a throw for anything but a 200 with JSON. */
-async function jsonRequest(ctx: FlowContext, kind: RequestKind, conn: CallerConnection, method: string, path: string, headers: Record<string, string> = {}): Promise<Body> {
+async function jsonRequest(
+  ctx: FlowContext,
+  kind: RequestKind,
+  conn: CallerConnection,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Body> {
   return ctx.latencies.time(kind, async () => {
     const response = await conn.request(method, path, { headers, timeoutMs: requestTimeout(ctx) });
     let body: Body;
@@ -137,11 +144,17 @@ async function v2(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): P
     const response = await conn.request('GET', path, { headers: { Accept: 'text/event-stream' }, timeoutMs, onHead: headTimed });
     const end = performance.now();
     const type = response.headers.get('content-type') ?? '';
-    if (response.status !== 200 || !type.startsWith('text/event-stream')) throw new Error(`GET ${path} answered ${response.status} ${type}: ${response.body.slice(0, 120)}`);
-    const events = response.body.replace(/\r\n/g, '\n').split('\n\n').map(parseEvent).filter((event) => event !== null);
+    if (response.status !== 200 || !type.startsWith('text/event-stream'))
+      throw new Error(`GET ${path} answered ${response.status} ${type}: ${response.body.slice(0, 120)}`);
+    const events = response.body
+      .replace(/\r\n/g, '\n')
+      .split('\n\n')
+      .map(parseEvent)
+      .filter((event) => event !== null);
     if (events[0]?.name !== 'scan:queued') throw new Error(`first event ${events[0]?.name ?? 'none'}, not scan:queued`);
     const last = events.at(-1)!;
-    if (last.name !== 'scan:complete' && last.name !== 'scan:failed') throw new Error(`stream of ${path} ended after ${last.name}, not scan:complete or scan:failed`);
+    if (last.name !== 'scan:complete' && last.name !== 'scan:failed')
+      throw new Error(`stream of ${path} ended after ${last.name}, not scan:complete or scan:failed`);
     outcome.finishedAt = end;
     outcome.result = JSON.parse(last.data) as unknown;
   } finally {
@@ -210,7 +223,8 @@ async function webhook(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcom
   outcome.finishedAt = inbox.arrivedAt(hook);
   if (!inbox.signedBySelfscan(hook)) throw new Error('webhook signature does not verify');
   const body = JSON.parse(hook.body) as { event?: unknown; result?: unknown };
-  if (hook.headers['x-selfscan-event'] !== body.event) throw new Error(`X-Selfscan-Event ${String(hook.headers['x-selfscan-event'])} but body event ${String(body.event)}`);
+  if (hook.headers['x-selfscan-event'] !== body.event)
+    throw new Error(`X-Selfscan-Event ${String(hook.headers['x-selfscan-event'])} but body event ${String(body.event)}`);
   outcome.result = body.result;
 }
 

@@ -10,8 +10,8 @@ import { Worker } from 'node:worker_threads';
 
 import { callerFetch } from '../test/helpers/callers.js';
 import { type ServerProcess, startServerProcess } from '../test/helpers/server-process.js';
-import { BUILT_CLI } from './built.js';
 import { type Receiver, startReceiver } from '../test/helpers/webhook-receiver.js';
+import { BUILT_CLI } from './built.js';
 import { WebhookInbox } from './load-callers.js';
 import { ProcessSampler } from './load-metrics.js';
 
@@ -60,10 +60,14 @@ export async function startLoadEnv(profileDir?: string): Promise<LoadEnv> {
     cleanups.push(() => receiver.close());
     const nodeOptions = process.env.NODE_OPTIONS;
     if (profileDir !== undefined) process.env.NODE_OPTIONS = `${nodeOptions ?? ''} --import ${profilerPreload(dataDir, profileDir)}`.trim();
-    const server = await startServerProcess(dataDir, {
-      allowPrivateCallbacks: true,
-      dns: { servers: [dns.address], timeoutMs: 2000 },
-    }, [BUILT_CLI]).finally(() => {
+    const server = await startServerProcess(
+      dataDir,
+      {
+        allowPrivateCallbacks: true,
+        dns: { servers: [dns.address], timeoutMs: 2000 },
+      },
+      [BUILT_CLI],
+    ).finally(() => {
       if (nodeOptions === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = nodeOptions;
     });

@@ -52,7 +52,9 @@ export class CallerConnection {
   request(method: string, path: string, options: RequestOptions): Promise<HttpResponse> {
     if (this.pending !== null) return Promise.reject(new Error('one request at a time'));
     const socket = this.usableSocket();
-    const extra = Object.entries(options.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const extra = Object.entries(options.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     const length = method === 'POST' ? 'Content-Length: 0\r\n' : '';
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.fail(new Error(`${method} ${path}: no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);

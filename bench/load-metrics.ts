@@ -149,7 +149,9 @@ export function ownCpuSeconds(): number {
  */
 export function listenOverflows(): number {
   try {
-    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
+    const lines = readFileSync('/proc/net/netstat', 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('TcpExt:'));
     const names = lines[0]?.split(/\s+/) ?? [];
     const values = lines[1]?.split(/\s+/) ?? [];
     return Number(values[names.indexOf('ListenOverflows')] ?? NaN);

@@ -3,11 +3,21 @@
 // checked against the truth, and the figures of the phase.
 import { loadavg } from 'node:os';
 
-import { type CallerOutcome, type CallerPlan, type Flow, FLOWS, type FlowContext, hookPath, runCaller } from './load-callers.js';
+import { type CallerOutcome, type CallerPlan, FLOWS, type Flow, type FlowContext, hookPath, runCaller } from './load-callers.js';
 import type { LoadEnv } from './load-env.js';
-import { startWorkerCallers } from './load-worker.js';
-import { HEADLINE_KINDS, LatencyLog, type LatencySummary, listenOverflows, machineBusySeconds, ownCpuSeconds, type ProcessPeaks, type RequestKind, summarise } from './load-metrics.js';
+import {
+  HEADLINE_KINDS,
+  LatencyLog,
+  type LatencySummary,
+  listenOverflows,
+  machineBusySeconds,
+  ownCpuSeconds,
+  type ProcessPeaks,
+  type RequestKind,
+  summarise,
+} from './load-metrics.js';
 import { keyOf, type ScanType, snapshotTruth, startTruthListeners, wrongness } from './load-truth.js';
+import { startWorkerCallers } from './load-worker.js';
 
 /** A phase still running after this prints which callers it waits for, and again every as long. */
 const PROGRESS_EVERY_MS = 10_000;
@@ -127,9 +137,7 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
     const otherCpuSeconds = machineBusySeconds() - machineBusy - serverCpuSeconds - harnessCpuSeconds;
     const after = snapshotTruth(plans);
     // Scans ran until the last caller learnt its result, or, if some never did, until every caller gave up.
-    const lastFinish = outcomes.every((o) => o.finishedAt !== null)
-      ? outcomes.reduce((last, o) => Math.max(last, o.finishedAt!), startedAt)
-      : endedAt;
+    const lastFinish = outcomes.every((o) => o.finishedAt !== null) ? outcomes.reduce((last, o) => Math.max(last, o.finishedAt!), startedAt) : endedAt;
     return {
       ...analyse(spec, outcomes, before, after, env),
       listening: listeners.addresses.size,
@@ -137,7 +145,9 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
       activeMs: lastFinish - startedAt,
       latency: {
         headline: latencies.summary(HEADLINE_KINDS, startedAt, lastFinish),
-        byKind: new Map((['POST', 'GET poll', 'v2 open', 'MCP call', 'MCP connect'] as const).map((kind) => [kind, latencies.summary([kind], startedAt, lastFinish)])),
+        byKind: new Map(
+          (['POST', 'GET poll', 'v2 open', 'MCP call', 'MCP connect'] as const).map((kind) => [kind, latencies.summary([kind], startedAt, lastFinish)]),
+        ),
       },
       peaks,
       highWaterKiB: env.sampler.highWaterKiB(),
@@ -157,7 +167,10 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
 function serverSide(lines: Record<string, unknown>[], callers: Set<string>): Pick<PhaseResult, 'serverRequestMs' | 'serverQueuedToFinished'> {
   const requests = new Map<string, number[]>();
   const queuedAt = new Map<string, number>();
-  const scans = new Map<ScanType, number[]>([['fast', []], ['deep', []]]);
+  const scans = new Map<ScanType, number[]>([
+    ['fast', []],
+    ['deep', []],
+  ]);
   for (const line of lines) {
     if (!callers.has(String(line.ip))) continue;
     if (line.event === 'request' && typeof line.ms === 'number' && line.status !== 'aborted') {
@@ -176,12 +189,21 @@ function serverSide(lines: Record<string, unknown>[], callers: Set<string>): Pic
   };
 }
 
-type Analysis = Pick<PhaseResult, 'spec' | 'outcomes' | 'completed' | 'toComplete' | 'toCompleteByFlow' | 'scanDurations' | 'errors' | 'wrong' | 'webhooks' | 'truthChanged'>;
+type Analysis = Pick<
+  PhaseResult,
+  'spec' | 'outcomes' | 'completed' | 'toComplete' | 'toCompleteByFlow' | 'scanDurations' | 'errors' | 'wrong' | 'webhooks' | 'truthChanged'
+>;
 
 function analyse(spec: PhaseSpec, outcomes: CallerOutcome[], before: Map<string, number[]>, after: Map<string, number[]>, env: LoadEnv): Analysis {
-  const toComplete = new Map<ScanType, number[]>([['fast', []], ['deep', []]]);
+  const toComplete = new Map<ScanType, number[]>([
+    ['fast', []],
+    ['deep', []],
+  ]);
   const toCompleteByFlow = new Map<string, number[]>();
-  const scanDurations = new Map<ScanType, number[]>([['fast', []], ['deep', []]]);
+  const scanDurations = new Map<ScanType, number[]>([
+    ['fast', []],
+    ['deep', []],
+  ]);
   const errors: string[] = [];
   const wrong: string[] = [];
   const webhooks = { expected: 0, missing: 0, extra: 0 };

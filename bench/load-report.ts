@@ -35,7 +35,9 @@ export function phaseLines(result: PhaseResult, pollMs: number): string[] {
     `  API latency while scans ran (every POST, GET poll, v2 stream open to its response head, MCP tool call): ${latency(result.latency.headline)}`,
   ];
   const kinds = [...result.latency.byKind].filter(([, summary]) => summary.count > 0);
-  lines.push(`  by kind: ${kinds.map(([kind, summary]) => `${kind} ${latency(summary)}`).join('; ')}${kinds.some(([kind]) => kind === 'MCP connect') ? ' (MCP connect: the SDK handshake, three HTTP requests, not in the figure above)' : ''}`);
+  lines.push(
+    `  by kind: ${kinds.map(([kind, summary]) => `${kind} ${latency(summary)}`).join('; ')}${kinds.some(([kind]) => kind === 'MCP connect') ? ' (MCP connect: the SDK handshake, three HTTP requests, not in the figure above)' : ''}`,
+  );
   for (const type of ['fast', 'deep'] as ScanType[]) {
     const values = result.toComplete.get(type)!;
     if (values.length === 0) continue;

@@ -4,8 +4,8 @@
 // within the ports its scan type covers.
 import { createServer, type Server, type Socket } from 'node:net';
 
-import { listeningPorts } from '../test/helpers/listening-ports.js';
 import { FAST_PORTS } from '../src/api/scan-type.js';
+import { listeningPorts } from '../test/helpers/listening-ports.js';
 
 export type ScanType = 'fast' | 'deep';
 

@@ -122,7 +122,11 @@ async function warmUp(env: LoadEnv, scanType: ScanType): Promise<void> {
 }
 
 async function phase(env: LoadEnv, spec: PhaseSpec): Promise<PhaseResult> {
-  console.log(`— ${spec.label} (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  console.log(
+    `— ${spec.label} (load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   const result = await runPhase(env, spec, deadline);
   for (const line of phaseLines(result, pollMs)) console.log(line);
   for (const line of problemLines(result)) console.error(line);
@@ -156,9 +160,17 @@ async function goals(): Promise<number> {
     const result = await phase(env, { label: `${fmt(callers)} concurrent fast scans`, block: 1, fast: callers, deep: 0, flows: usable, pollMs });
     // For comparison only (no goal): the same load without the MCP callers, on the same server, from new addresses.
     const rest = usable.filter((flow) => flow !== 'mcp');
-    const withoutMcp = rest.length > 0 && rest.length < usable.length
-      ? await phase(env, { label: `for comparison, ${fmt(callers)} concurrent fast scans without the MCP flow`, block: 4, fast: callers, deep: 0, flows: rest, pollMs })
-      : null;
+    const withoutMcp =
+      rest.length > 0 && rest.length < usable.length
+        ? await phase(env, {
+            label: `for comparison, ${fmt(callers)} concurrent fast scans without the MCP flow`,
+            block: 4,
+            fast: callers,
+            deep: 0,
+            flows: rest,
+            pollMs,
+          })
+        : null;
     return { header, result, withoutMcp };
   });
   const deepResult = await withEnv(async (env) => {

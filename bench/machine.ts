@@ -1,6 +1,6 @@
 // The facts a benchmark figure needs beside it to mean anything.
 import { readFileSync } from 'node:fs';
-import { cpus, totalmem, release } from 'node:os';
+import { cpus, release, totalmem } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 
 /** One line: CPU model and count, memory, kernel, Node version. */

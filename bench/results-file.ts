@@ -12,20 +12,10 @@ const HEADER = '# Benchmark results\n\nWritten by the scripts in bench/; each se
 export function recordSection(name: string, title: string, lines: readonly string[]): void {
   const start = `<!-- ${name}:start -->`;
   const end = `<!-- ${name}:end -->`;
-  const block = [
-    start,
-    `## ${title}`,
-    '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${machineLine()}.`,
-    '',
-    ...lines,
-    end,
-  ].join('\n');
+  const block = [start, `## ${title}`, '', `Measured ${new Date().toISOString().slice(0, 10)} on ${machineLine()}.`, '', ...lines, end].join('\n');
   const text = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : HEADER;
   const from = text.indexOf(start);
   const to = text.indexOf(end);
-  const next = from >= 0 && to > from
-    ? text.slice(0, from) + block + text.slice(to + end.length)
-    : `${text.trimEnd()}\n\n${block}\n`;
+  const next = from >= 0 && to > from ? text.slice(0, from) + block + text.slice(to + end.length) : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(RESULTS, next);
 }

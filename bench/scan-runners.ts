@@ -92,8 +92,13 @@ export async function runNmap(ip: string, truth: Truth, timing: 'T4' | 'T5' = 'T
 
 /** This process's open-files limits (Infinity for unlimited). */
 function openFilesLimit(): { soft: number; hard: number } {
-  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
-  const [soft, hard] = (line ?? '').split(/\s+/).slice(3, 5).map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  const [soft, hard] = (line ?? '')
+    .split(/\s+/)
+    .slice(3, 5)
+    .map((v) => (v === 'unlimited' ? Infinity : Number(v)));
   if (soft === undefined || hard === undefined || Number.isNaN(soft) || Number.isNaN(hard)) {
     throw new Error('cannot read the open-files limit from /proc/self/limits');
   }

@@ -5,10 +5,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { measureLimiter } from '../test/fixtures/limiter-rate.js';
 import { createNetnsHost } from '../test/fixtures/netns-host.js';
-import type { ScannerCase } from './scanner-cases.js';
-import { allExact, attempt, count, describeRuns, medianMs, seconds, verdict, type Attempt } from './scanner-figures.js';
-import { runNmap, runOurs, runSweep } from './scan-runners.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WINDOW } from './fixed-batch-sweep.js';
+import { runNmap, runOurs, runSweep } from './scan-runners.js';
+import type { ScannerCase } from './scanner-cases.js';
+import { type Attempt, allExact, attempt, count, describeRuns, medianMs, seconds, verdict } from './scanner-figures.js';
 
 export interface CaseSettings {
   runs: number;

@@ -9,4 +9,7 @@ const MARKED = /(<!-- config:start -->\n)[\s\S]*?(<!-- config:end -->)/;
 
 const readme = readFileSync(README, 'utf8');
 if (!MARKED.test(readme)) throw new Error('README.md has no <!-- config:start --> ... <!-- config:end --> section');
-writeFileSync(README, readme.replace(MARKED, (_all, start: string, end: string) => `${start}${configTable()}\n${end}`));
+writeFileSync(
+  README,
+  readme.replace(MARKED, (_all, start: string, end: string) => `${start}${configTable()}\n${end}`),
+);

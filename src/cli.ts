@@ -3,7 +3,7 @@
 // SIGTERM or SIGINT, then drains scans in flight and exits.
 import { parseArgs } from 'node:util';
 
-import { ConfigError, isSwitch, loadConfig, type Setting, SETTINGS } from './config/config-sources.js';
+import { ConfigError, isSwitch, loadConfig, SETTINGS, type Setting } from './config/config-sources.js';
 import { createLogger } from './log.js';
 import { runOptOutCommand } from './opt-out-command.js';
 import { startServer } from './roles/serve.js';
@@ -12,7 +12,14 @@ import { VERSION } from './version.js';
 const FLAG_SETTINGS = SETTINGS.filter((setting) => setting.meta.flag !== undefined);
 
 function flagHelp(setting: Setting): string {
-  const name = `  ${setting.meta.flag}${isSwitch(setting) ? '' : ` ${setting.path.at(-1)!.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`}`;
+  const name = `  ${setting.meta.flag}${
+    isSwitch(setting)
+      ? ''
+      : ` ${setting.path
+          .at(-1)!
+          .replace(/[A-Z]/g, (c) => `_${c}`)
+          .toUpperCase()}`
+  }`;
   return `${name.padEnd(29)}${setting.meta.description} (${setting.env})`;
 }
 

@@ -1,5 +1,5 @@
 export type { Port, PortState } from './api/port.js';
-export { createScanner } from './native/scanner.js';
+export type { ScanRequest, TimeoutOptions } from './native/scan-request.js';
 export type {
   FoundPorts,
   ScanChunk,
@@ -11,5 +11,5 @@ export type {
   ScannerStats,
   ScanSummary,
 } from './native/scanner.js';
-export type { ScanRequest, TimeoutOptions } from './native/scan-request.js';
+export { createScanner } from './native/scanner.js';
 export { serviceName } from './native/service-names.js';

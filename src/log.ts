@@ -2,7 +2,7 @@
 // one per scan; use is logged because abuse must be traceable.
 import { openSync } from 'node:fs';
 
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 import { LogLines } from './log-lines.js';
 

@@ -26,22 +26,21 @@ export interface OptOutCommandIo {
  * `defaultPath`. Resolves the exit code: 0 done, 1 no file configured or the
  * file could not be read or written, 2 bad usage or an invalid CIDR.
  */
-export async function runOptOutCommand(
-  args: string[],
-  defaultPath: string | undefined,
-  io: OptOutCommandIo = process,
-): Promise<number> {
+/** The flags of `selfscan optout`. */
+const OPTIONS = { file: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
+export async function runOptOutCommand(args: string[], defaultPath: string | undefined, io: OptOutCommandIo = process): Promise<number> {
   const usage = (message: string): number => {
     io.stderr.write(`selfscan optout: ${message}\n\n${OPT_OUT_HELP}`);
     return 2;
   };
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; strict: true; allowPositionals: true; options: typeof OPTIONS }>>;
   try {
     parsed = parseArgs({
       args,
       strict: true,
       allowPositionals: true,
-      options: { file: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: OPTIONS,
     });
   } catch (error) {
     return usage((error as Error).message);

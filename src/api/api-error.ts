@@ -37,9 +37,7 @@ export class ApiError extends Error {
 
   /** The Error object of this error. */
   get body(): ErrorBody {
-    return this.retryAfter === undefined
-      ? { error: this.code, reason: this.reason }
-      : { error: this.code, reason: this.reason, retry_after: this.retryAfter };
+    return this.retryAfter === undefined ? { error: this.code, reason: this.reason } : { error: this.code, reason: this.reason, retry_after: this.retryAfter };
   }
 
   /** The HTTP answer: `headers` are the request's X-RateLimit-* (and any other) headers. */

@@ -18,7 +18,7 @@ const codes = Object.keys(ERROR_CODES) as readonly (keyof typeof ERROR_CODES)[];
 
 /** An error code. */
 export const ErrorCode = z.enum(codes).meta({
-  description: codes.map((code) => `\`${code}\` (${ERROR_CODES[code].status.slice(0, 3)}: ${ERROR_CODES[code].when})`).join(', ') + '.',
+  description: `${codes.map((code) => `\`${code}\` (${ERROR_CODES[code].status.slice(0, 3)}: ${ERROR_CODES[code].when})`).join(', ')}.`,
 });
 export type ErrorCode = z.output<typeof ErrorCode>;
 
@@ -26,10 +26,6 @@ export type ErrorCode = z.output<typeof ErrorCode>;
 export const ErrorBody = z.strictObject({
   error: ErrorCode,
   reason: z.string().meta({ description: 'Explanation for people.' }),
-  retry_after: z
-    .int()
-    .min(0)
-    .optional()
-    .meta({ description: 'Seconds until the request may be retried (rate limiting).' }),
+  retry_after: z.int().min(0).optional().meta({ description: 'Seconds until the request may be retried (rate limiting).' }),
 });
 export type ErrorBody = z.output<typeof ErrorBody>;

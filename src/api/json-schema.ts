@@ -10,8 +10,17 @@ type JsonObject = { [key: string]: JsonValue };
 
 /** Keywords whose value is one schema, a list of schemas, or a map of names to schemas. */
 const ONE_SCHEMA = new Set([
-  'items', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'contains',
-  'unevaluatedItems', 'unevaluatedProperties', 'contentSchema',
+  'items',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
 ]);
 const SCHEMA_LIST = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 const SCHEMA_MAP = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);

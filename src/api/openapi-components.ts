@@ -1,7 +1,7 @@
 // The OpenAPI document's reusable headers, parameters and responses (its
 // schemas are generated: openapi-schemas.ts), and the helpers the
 // operations use to point at them.
-import { type ErrorCode, ErrorBody } from './error-body.js';
+import { ErrorBody, type ErrorCode } from './error-body.js';
 import { componentSchemas, schemaRef } from './openapi-schemas.js';
 import { SSE_EVENTS } from './sse-events.js';
 
@@ -44,10 +44,7 @@ const responses = {
   MethodNotAllowed: errorResponse('The path does not support this method.', ['method_not_allowed']),
   NotAvailable: errorResponse('The address is opted out or restricted.', ['not_available']),
   InvalidTarget: errorResponse('The address is private, loopback or otherwise non-routable.', ['invalid_target']),
-  InvalidScanRequest: errorResponse('The address is non-routable, or X-Callback-Url is unacceptable.', [
-    'invalid_target',
-    'invalid_callback_url',
-  ]),
+  InvalidScanRequest: errorResponse('The address is non-routable, or X-Callback-Url is unacceptable.', ['invalid_target', 'invalid_callback_url']),
   RateLimited: errorResponse('Too many requests.', ['rate_limited'], { 'Retry-After': headerRef('Retry-After') }),
   Unavailable: errorResponse('The service is shutting down, or could not handle the request; retry later.', ['unavailable']),
   ScanEventStream: {

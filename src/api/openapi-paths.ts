@@ -172,10 +172,28 @@ export const webhooks = {
         'A delivery owed when the service stops is made after it restarts. The delivery id stays the same ' +
         'on every retry: receivers use it to ignore duplicates.',
       parameters: [
-        { name: 'X-Selfscan-Delivery', in: 'header', required: true, schema: { type: 'string', format: 'uuid' }, description: 'Unique per delivery, the same on retries.' },
+        {
+          name: 'X-Selfscan-Delivery',
+          in: 'header',
+          required: true,
+          schema: { type: 'string', format: 'uuid' },
+          description: 'Unique per delivery, the same on retries.',
+        },
         { name: 'X-Selfscan-Event', in: 'header', required: true, schema: schemaRef(WebhookEvent) },
-        { name: 'X-Selfscan-Timestamp', in: 'header', required: true, schema: { type: 'integer' }, description: 'Unix seconds of this attempt; part of what is signed.' },
-        { name: 'X-Selfscan-Signature', in: 'header', required: true, schema: { type: 'string' }, description: 'Base64 Ed25519 signature of `<timestamp>.<raw body>`; key at /.well-known/selfscan-webhook-key.' },
+        {
+          name: 'X-Selfscan-Timestamp',
+          in: 'header',
+          required: true,
+          schema: { type: 'integer' },
+          description: 'Unix seconds of this attempt; part of what is signed.',
+        },
+        {
+          name: 'X-Selfscan-Signature',
+          in: 'header',
+          required: true,
+          schema: { type: 'string' },
+          description: 'Base64 Ed25519 signature of `<timestamp>.<raw body>`; key at /.well-known/selfscan-webhook-key.',
+        },
         { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string', pattern: '^selfscan/' } },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: schemaRef(WebhookPayload) } } },

@@ -74,9 +74,7 @@ function discriminator({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodType; 
 
 function generate(): Record<string, JsonValue> {
   const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'output', uri: componentRef, override: discriminator });
-  return Object.fromEntries(
-    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, withoutTypeArrays(schema as JsonValue)]),
-  );
+  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, withoutTypeArrays(schema as JsonValue)]));
 }
 
 /** components.schemas: every named schema as JSON Schema 2020-12, nullable fields as `anyOf`. */

@@ -27,8 +27,7 @@ export const openApiDocument = {
       'No authentication. Every response carries the X-RateLimit-* headers of the per-IP edge limit (or, on a ' +
         '429, of the limit that refused); a refused request is a 429 with Retry-After. An operator who turns ' +
         'the edge limit off (max 0) gets responses without them. Every error is a JSON Error object.',
-      'JSON responses may be gzip-compressed (`Content-Encoding: gzip`) when the request sends ' +
-        '`Accept-Encoding: gzip`.',
+      'JSON responses may be gzip-compressed (`Content-Encoding: gzip`) when the request sends ' + '`Accept-Encoding: gzip`.',
     ].join('\n\n'),
     license: { name: 'MIT', identifier: 'MIT' },
   },

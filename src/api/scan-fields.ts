@@ -10,22 +10,21 @@ import { SCAN_PROFILES, ScanType } from './scan-type.js';
 export const count = (description: string) => z.int().min(0).meta({ description });
 
 /** The status of a scan not yet over. */
-export const inFlightStatus = z
-  .enum(['queued', 'running'])
-  .meta({ description: '`queued` while waiting for the scanner, `running` once it has started.' });
+export const inFlightStatus = z.enum(['queued', 'running']).meta({ description: '`queued` while waiting for the scanner, `running` once it has started.' });
 
 /** Chunks of the port list finished so far. */
 export const chunksComplete = count('Chunks of the port list finished so far.');
 
 /** Chunks in the whole scan. */
-export const totalChunks = z.int().min(1).meta({
-  description: `Chunks in the whole scan (fast: ${SCAN_PROFILES.fast.totalChunks}, deep: ${SCAN_PROFILES.deep.totalChunks}).`,
-});
+export const totalChunks = z
+  .int()
+  .min(1)
+  .meta({
+    description: `Chunks in the whole scan (fast: ${SCAN_PROFILES.fast.totalChunks}, deep: ${SCAN_PROFILES.deep.totalChunks}).`,
+  });
 
 /** Indicative seconds until results. */
-export const etaSeconds = count(
-  'Indicative seconds until results: a hint for the polling interval and a rough lower bound, not a guarantee.',
-);
+export const etaSeconds = count('Indicative seconds until results: a hint for the polling interval and a rough lower bound, not a guarantee.');
 
 /** Scans ahead of this one. */
 export const queuePosition = count('Number of scans ahead of this one; 0 once running.');

@@ -18,9 +18,7 @@ export const ScanQueued = z
     path: ['total_chunks'],
   })
   .meta({
-    description:
-      'A started scan: `queued` when fresh; `queued` or `running` with the chunk counters when the ' +
-      'request coalesced onto the scan in flight.',
+    description: 'A started scan: `queued` when fresh; `queued` or `running` with the chunk counters when the ' + 'request coalesced onto the scan in flight.',
     // JSON Schema's spelling of the refinement above, which zod cannot convert.
     dependentRequired: { chunks_complete: ['total_chunks'], total_chunks: ['chunks_complete'] },
   });

@@ -4,16 +4,7 @@
 import * as z from 'zod';
 
 import { FailReason } from './fail-reason.js';
-import {
-  chunksComplete,
-  count,
-  etaSeconds,
-  inFlightStatus,
-  portList,
-  queuePosition,
-  scanIdentity,
-  totalChunks,
-} from './scan-fields.js';
+import { chunksComplete, count, etaSeconds, inFlightStatus, portList, queuePosition, scanIdentity, totalChunks } from './scan-fields.js';
 
 /** No scan of this type exists for the address (or its result expired). */
 export const ScanResultNone = z

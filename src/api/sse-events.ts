@@ -1,7 +1,7 @@
 // The v2 stream's events (spec 6.1) and the JSON payload of each: the
 // queued and progress payloads are their own; the terminal events carry
 // the result shapes GET returns.
-import * as z from 'zod';
+import type * as z from 'zod';
 
 import { count, portList } from './scan-fields.js';
 import { ScanResultFailed, ScanResultFinished, ScanResultInFlight } from './scan-result.js';

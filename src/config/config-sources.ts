@@ -28,9 +28,7 @@ const upperSnake = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, 
 
 function unwrap(schema: z.ZodType): z.ZodType {
   const { def } = schema._zod;
-  return def.type === 'default' || def.type === 'prefault' || def.type === 'optional'
-    ? unwrap((def as unknown as { innerType: z.ZodType }).innerType)
-    : schema;
+  return def.type === 'default' || def.type === 'prefault' || def.type === 'optional' ? unwrap((def as unknown as { innerType: z.ZodType }).innerType) : schema;
 }
 
 function defaultOf(schema: z.ZodType): unknown {
@@ -83,7 +81,10 @@ function fromText(schema: z.ZodType, text: string, source: string): unknown {
   }
   if (schema instanceof z.ZodNumber) return text.trim() === '' ? Number.NaN : Number(text);
   if (schema instanceof z.ZodArray) {
-    const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    const items = text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
     return items.map((item) => fromText(unwrap((schema as z.ZodArray<z.ZodType>).element), item, source));
   }
   return text;

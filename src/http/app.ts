@@ -8,7 +8,7 @@ import type { ScanService } from '../scan/scan-service.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { ClientAddressResolver } from './client-address.js';
 import { RouteContext } from './route-context.js';
-import { type Route, ROUTES } from './routes.js';
+import { ROUTES, type Route } from './routes.js';
 import { loadUws, type us_listen_socket } from './uws.js';
 
 export interface HttpAppOptions {

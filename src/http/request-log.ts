@@ -2,7 +2,7 @@
 // a string: on a cached GET, pino's generic serialisation of the fields
 // costs more than everything else the request does. The constant parts of
 // a line are joined once, so that each line is a few pieces to copy.
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 /** Logs a request answered with `status` that came in at `startedAt` (Date.now()). */
 export type RequestLog = (method: string, path: string, ip: string, status: string, startedAt: number) => void;

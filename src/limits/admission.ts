@@ -76,7 +76,10 @@ export class Admission {
             ['deepPerAsn', { key: `deep|${bucket}`, rule: limits.deepPerAsn }],
           ];
     const charged = named.filter(([, charge]) => active(charge.rule));
-    const decisions = await this.options.store.charge(charged.map(([, charge]) => charge), this.options.clock.now());
+    const decisions = await this.options.store.charge(
+      charged.map(([, charge]) => charge),
+      this.options.clock.now(),
+    );
     const refused = decisions.findIndex((d) => !d.allowed);
     if (refused >= 0) {
       const [name, { rule }] = charged[refused]!;

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 
-import { Reader, type AsnResponse } from 'mmdb-lib';
+import { type AsnResponse, Reader } from 'mmdb-lib';
 
 import type { AsnLookup } from './asn-lookup.js';
 

@@ -378,10 +378,16 @@ async function buildTable(csvFiles: readonly string[], source: string): Promise<
   }
   const v4 = ipv4.finish();
   const v6 = ipv6.finish();
-  return new AsnRangeTable(source, v4.columns, v6.columns, {
-    malformedLines,
-    overlappingRanges: v4.overlapping + v6.overlapping,
-  }, 'csv');
+  return new AsnRangeTable(
+    source,
+    v4.columns,
+    v6.columns,
+    {
+      malformedLines,
+      overlappingRanges: v4.overlapping + v6.overlapping,
+    },
+    'csv',
+  );
 }
 
 // --- the cache file ------------------------------------------------------------
@@ -391,14 +397,7 @@ async function buildTable(csvFiles: readonly string[], source: string): Promise<
 // Native byte order because the file never leaves the machine; the header's
 // byte-order mark makes a foreign one read as stale.
 
-type Header = [
-  byteOrderMark: number,
-  identityBytes: number,
-  ipv4Ranges: number,
-  ipv6Ranges: number,
-  malformedLines: number,
-  overlappingRanges: number,
-];
+type Header = [byteOrderMark: number, identityBytes: number, ipv4Ranges: number, ipv6Ranges: number, malformedLines: number, overlappingRanges: number];
 
 const MAGIC = Buffer.from('SSASNTB1', 'latin1');
 const BYTE_ORDER_MARK = 0x01020304;
@@ -410,14 +409,7 @@ const padTo8 = (bytes: number): number => Math.ceil(bytes / 8) * 8;
 function writeCache(file: string, identity: string, table: AsnRangeTable): void {
   const id = Buffer.from(identity, 'utf8');
   const { stats } = table;
-  const header: Header = [
-    BYTE_ORDER_MARK,
-    id.length,
-    stats.ipv4Ranges,
-    stats.ipv6Ranges,
-    stats.malformedLines,
-    stats.overlappingRanges,
-  ];
+  const header: Header = [BYTE_ORDER_MARK, id.length, stats.ipv4Ranges, stats.ipv6Ranges, stats.malformedLines, stats.overlappingRanges];
   const parts: NodeJS.ArrayBufferView[] = [
     MAGIC,
     new Uint32Array(header),

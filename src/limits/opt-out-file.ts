@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
-import { parseOptOut, parseOptOutEntry, readOptOutFile, type ParsedEntry } from './opt-out-list.js';
+import { type ParsedEntry, parseOptOut, parseOptOutEntry, readOptOutFile } from './opt-out-list.js';
 
 const HEADER = `# selfscan opt-out list: callers in these networks are never scanned
 # (every start answers 403 not_available). One IPv4 or IPv6 address or CIDR a
@@ -90,7 +90,11 @@ export async function removeOptOut(path: string, cidr: string): Promise<boolean>
   return serialised(path, async () => {
     const text = await readOptOutFile(path);
     if (text === null) return false;
-    const listed = new Set(parseOptOut(text).entries.filter((e) => e.cidr === entry.cidr).map((e) => e.line));
+    const listed = new Set(
+      parseOptOut(text)
+        .entries.filter((e) => e.cidr === entry.cidr)
+        .map((e) => e.line),
+    );
     if (listed.size === 0) return false;
     const kept = text.split('\n').filter((_, index) => !listed.has(index + 1));
     await writeAtomically(path, kept.join('\n'));

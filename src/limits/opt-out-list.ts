@@ -1,7 +1,7 @@
 // The opt-out list: addresses whose owners asked never to be scanned. It lives
 // in a plain text file (config `optOutFile`) that operators edit by hand or with
 // `selfscan optout`, and the running service picks up changes without a restart.
-import { watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
@@ -95,8 +95,7 @@ export class OptOutMatcher {
     private readonly v4: { mask: number; networks: Set<number> }[],
     private readonly v6: { mask: bigint; networks: Set<bigint> }[],
   ) {
-    this.size =
-      v4.reduce((sum, level) => sum + level.networks.size, 0) + v6.reduce((sum, level) => sum + level.networks.size, 0);
+    this.size = v4.reduce((sum, level) => sum + level.networks.size, 0) + v6.reduce((sum, level) => sum + level.networks.size, 0);
   }
 
   /** A matcher of `entries` (as from parseOptOut); duplicates count once. */
@@ -184,11 +183,7 @@ export class OptOutList {
    * changed the text, or that failed to read it; it must not throw. Throws
    * only when the first read fails for another reason than a missing file.
    */
-  static async open(
-    path: string | undefined,
-    onReload?: (info: OptOutReloadInfo) => void,
-    options: OptOutListOptions = {},
-  ): Promise<OptOutList> {
+  static async open(path: string | undefined, onReload?: (info: OptOutReloadInfo) => void, options: OptOutListOptions = {}): Promise<OptOutList> {
     const list = new OptOutList(path, onReload, { debounceMs: 100, pollIntervalMs: 2000, ...options });
     if (path === undefined) return list;
     list.lastStat = await list.statSignature();
@@ -233,10 +228,13 @@ export class OptOutList {
       // The directory does not exist (yet): the poll notices the file appear.
     }
     this.poll = setInterval(() => {
-      this.statSignature().then((signature) => {
-        // Straight to a reload: a debounce reset by every tick could starve.
-        if (signature !== this.lastStat && !this.closed) void this.reload();
-      }, () => undefined);
+      this.statSignature().then(
+        (signature) => {
+          // Straight to a reload: a debounce reset by every tick could starve.
+          if (signature !== this.lastStat && !this.closed) void this.reload();
+        },
+        () => undefined,
+      );
     }, this.options.pollIntervalMs);
     this.poll.unref();
   }

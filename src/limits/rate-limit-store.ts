@@ -25,7 +25,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.sweep(nowMs);
     const results = charges.map(({ key, rule }) => gcra(this.tat.get(key), rule, nowMs));
     if (results.every((r) => r.decision.allowed)) {
-      charges.forEach(({ key }, i) => this.tat.set(key, results[i]!.tatMs));
+      for (const [i, { key }] of charges.entries()) this.tat.set(key, results[i]!.tatMs);
     }
     return results.map((r) => r.decision);
   }

@@ -6,7 +6,7 @@
 // apply here too.
 import { createMcpHandler } from '@modelcontextprotocol/server';
 
-import { readRequestHead, RequestBody, serveFetch } from '../http/fetch-bridge.js';
+import { RequestBody, readRequestHead, serveFetch } from '../http/fetch-bridge.js';
 import type { RouteContext } from '../http/route-context.js';
 import type { Route } from '../http/routes.js';
 import { createScanServer } from './scan-tools.js';
@@ -16,10 +16,7 @@ const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
 /** A JSON-RPC error answer, shaped as the SDK shapes its own (id null: the request was not read). */
 function jsonRpcError(status: 405 | 413, message: string): Response {
-  return Response.json(
-    { jsonrpc: '2.0', error: { code: -32000, message }, id: null },
-    { status, ...(status === 405 && { headers: { Allow: 'POST' } }) },
-  );
+  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status, ...(status === 405 && { headers: { Allow: 'POST' } }) });
 }
 
 /** Serves the MCP endpoint (tools fast_scan and deep_scan) at `path`. */

@@ -14,12 +14,14 @@ type Convert = (options: { target: string; libraryOptions?: Record<string, unkno
 export function memoiseJsonSchema<T extends z.ZodType>(schema: T): T {
   const standard = schema['~standard'];
   const cache = new Map<string, Record<string, unknown>>();
-  const memoised = (io: 'input' | 'output', convert: Convert): Convert => (options) => {
-    const key = `${io} ${JSON.stringify(options)}`;
-    let converted = cache.get(key);
-    if (converted === undefined) cache.set(key, (converted = withoutTypeArrays(convert(options) as JsonValue) as Record<string, unknown>));
-    return structuredClone(converted);
-  };
+  const memoised =
+    (io: 'input' | 'output', convert: Convert): Convert =>
+    (options) => {
+      const key = `${io} ${JSON.stringify(options)}`;
+      let converted = cache.get(key);
+      if (converted === undefined) cache.set(key, (converted = withoutTypeArrays(convert(options) as JsonValue) as Record<string, unknown>));
+      return structuredClone(converted);
+    };
   // zod's `~standard` has a setter for exactly this: an own value replaces the prototype's getter.
   (schema as { '~standard': unknown })['~standard'] = {
     ...standard,

@@ -104,13 +104,7 @@ function settled(state: ScanResult): Settled {
  * chunks) as the scan advances, until it ends, PROGRESS_HOLD_MS pass or
  * the client goes away.
  */
-async function followScan(
-  context: RouteContext,
-  ip: string,
-  scanType: ScanType,
-  ctx: ServerContext,
-  progressToken: string | number,
-): Promise<void> {
+async function followScan(context: RouteContext, ip: string, scanType: ScanType, ctx: ServerContext, progressToken: string | number): Promise<void> {
   const total = SCAN_PROFILES[scanType].totalChunks;
   let reported = -1;
   const report = (done: number): void => {

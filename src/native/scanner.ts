@@ -3,7 +3,7 @@
 import { getSystemErrorName } from 'node:util';
 
 import type { Port } from '../api/port.js';
-import { native, type NativeChunkEvent, type NativeEndEvent, type NativeEngineOptions, type NativeEngineStats } from './binding.js';
+import { type NativeChunkEvent, type NativeEndEvent, type NativeEngineOptions, type NativeEngineStats, native } from './binding.js';
 import { type ScanRequest, toNativeRequest } from './scan-request.js';
 import { serviceName } from './service-names.js';
 

@@ -77,7 +77,15 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
   });
   const port = await api.http.listen(config.host, config.port);
   logger.info(
-    { event: 'listening', host: config.host, port, concurrency, socketBudget: budget, allowPrivateTargets: config.allowPrivateTargets, asnSource: api.asnSource },
+    {
+      event: 'listening',
+      host: config.host,
+      port,
+      concurrency,
+      socketBudget: budget,
+      allowPrivateTargets: config.allowPrivateTargets,
+      asnSource: api.asnSource,
+    },
     `selfscan listening on ${config.host}:${port}`,
   );
 

@@ -12,9 +12,7 @@ export class EtaEstimator {
   private readonly seen: Record<ScanType, boolean> = { fast: false, deep: false };
 
   observe(scanType: ScanType, durationMs: number): void {
-    this.averageMs[scanType] = this.seen[scanType]
-      ? this.averageMs[scanType] + ALPHA * (durationMs - this.averageMs[scanType])
-      : durationMs;
+    this.averageMs[scanType] = this.seen[scanType] ? this.averageMs[scanType] + ALPHA * (durationMs - this.averageMs[scanType]) : durationMs;
     this.seen[scanType] = true;
   }
 

@@ -1,15 +1,12 @@
 // Scans in a single process (`selfscan serve`): the service and the scanner
 // role share an in-memory queue and event bus.
-import type { Logger } from 'pino';
-
-import type { Clock } from '../model/clock.js';
+import type { ScanType } from '../api/scan-type.js';
 import type { ResultStore } from '../store/result-store.js';
 import { InProcessScanEvents } from './in-process-scan-events.js';
 import { MemoryScanQueue } from './memory-scan-queue.js';
 import { RecordWriter } from './record-writer.js';
 import type { ScanEvents } from './scan-events.js';
 import { ScanService } from './scan-service.js';
-import type { ScanType } from '../api/scan-type.js';
 import { type ScanningOptions, startScanning } from './scanning.js';
 
 export interface LocalScansOptions extends Omit<ScanningOptions, 'queue' | 'events' | 'writer'> {
@@ -47,4 +44,3 @@ export function openLocalScans(options: LocalScansOptions): LocalScans {
     },
   };
 }
-

@@ -2,9 +2,10 @@
 // started a few per turn of the event loop so that requests arriving
 // meanwhile are answered first, instead of waiting behind the start of
 // hundreds of scans.
+
+import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanQueue, ScanWorker } from './scan-queue.js';
-import type { ScanType } from '../api/scan-type.js';
 
 /** Scans started in one turn of the event loop; more wait for the next. */
 const STARTS_PER_TURN = 16;

@@ -3,8 +3,8 @@
 // publishes its end.
 import type { Logger } from 'pino';
 
-import type { Clock } from '../model/clock.js';
 import type { FailReason } from '../api/fail-reason.js';
+import type { Clock } from '../model/clock.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanSummary } from '../native/scanner.js';
 import type { RecordWriter } from './record-writer.js';

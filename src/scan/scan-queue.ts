@@ -1,8 +1,9 @@
 // Where accepted scans wait for a scanner: one line per scan type, a bounded
 // number running at once. In one process the line is in memory; a cluster
 // puts a networked queue behind the same interface.
-import type { ScanRecord } from '../model/scan-record.js';
+
 import type { ScanType } from '../api/scan-type.js';
+import type { ScanRecord } from '../model/scan-record.js';
 
 /** Runs one scan; settles once the scan has ended and its end is published. */
 export type ScanWorker = (record: ScanRecord) => Promise<void>;

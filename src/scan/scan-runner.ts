@@ -3,6 +3,7 @@
 // finisher. The scanner collects the ports; the record shows its lists.
 import type { Logger } from 'pino';
 
+import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanChunk, Scanner } from '../native/scanner.js';
@@ -11,7 +12,6 @@ import type { RecordWriter } from './record-writer.js';
 import { progressBody } from './result-view.js';
 import type { ScanEvents } from './scan-events.js';
 import type { ScanFinisher, ScanOutcome } from './scan-finisher.js';
-import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 
 export interface ScanRunnerOptions {
   scanner: Pick<Scanner, 'scan'>;

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../api/api-error.js';
 import type { ScanQueued } from '../api/scan-queued.js';
 import type { ScanResult } from '../api/scan-result.js';
+import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 import type { Clock } from '../model/clock.js';
 import { isFinal, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../store/result-store.js';
@@ -18,7 +19,6 @@ import type { RecordWriter } from './record-writer.js';
 import { finalBody, type InFlightFacts, inFlightBody, noneBody, progressBody, scanQueuedBody } from './result-view.js';
 import type { EndedScan, InitialEvent, ScanEvents, ScanListener, Subscription } from './scan-events.js';
 import type { ScanQueue } from './scan-queue.js';
-import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 
 export interface ScanServiceOptions {
   store: ResultStore;
@@ -79,13 +79,7 @@ export class ScanService {
    * to any request that joined meanwhile. Resolves once a new scan is
    * durably recorded. `listener` receives the scan's events after `initial`.
    */
-  async start(
-    ip: string,
-    scanType: ScanType,
-    origin: ScanOrigin,
-    listener?: ScanListener,
-    admit?: () => Promise<void>,
-  ): Promise<StartResult> {
+  async start(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener, admit?: () => Promise<void>): Promise<StartResult> {
     if (!this.accepting) throw new ShuttingDownError();
     const live = this.live[scanType];
     const existing = live.get(ip);

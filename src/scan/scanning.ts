@@ -2,6 +2,7 @@
 // scanner, one runner per process. Only this role needs the native addon.
 import type { Logger } from 'pino';
 
+import type { ScanType } from '../api/scan-type.js';
 import type { Clock } from '../model/clock.js';
 import type { Scanner } from '../native/scanner.js';
 import type { PtrLookup } from './ptr-lookup.js';
@@ -10,7 +11,6 @@ import type { ScanEvents } from './scan-events.js';
 import { ScanFinisher } from './scan-finisher.js';
 import type { ScanQueue } from './scan-queue.js';
 import { ScanRunner } from './scan-runner.js';
-import type { ScanType } from '../api/scan-type.js';
 
 export interface ScanningOptions {
   scanner: Pick<Scanner, 'scan'>;

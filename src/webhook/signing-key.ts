@@ -2,7 +2,7 @@
 // data dir, its public half published so receivers verify without a shared
 // secret.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { readFile, writeFile, rename } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { WebhookKey } from '../api/webhook-key.js';

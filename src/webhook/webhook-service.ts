@@ -133,7 +133,17 @@ export class WebhookService {
     const delays = this.options.config.retryDelaysSeconds;
     const retry = result.outcome === 'retry' && attempts <= delays.length;
     this.log.info(
-      { event: 'webhook_attempt', delivery: delivery.id, scanId: delivery.scanId, url: delivery.url, attempt: attempts, outcome: result.outcome, status: result.status, detail: result.detail, willRetry: retry },
+      {
+        event: 'webhook_attempt',
+        delivery: delivery.id,
+        scanId: delivery.scanId,
+        url: delivery.url,
+        attempt: attempts,
+        outcome: result.outcome,
+        status: result.status,
+        detail: result.detail,
+        willRetry: retry,
+      },
       `webhook ${result.outcome}`,
     );
     try {

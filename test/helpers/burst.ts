@@ -10,11 +10,13 @@ export interface BurstResponse {
 
 export async function burst(port: number, localAddress: string, request: string, count: number): Promise<BurstResponse[]> {
   const sockets = await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<Socket>((resolve, reject) => {
-        const socket = connect({ host: '127.0.0.1', port, localAddress }, () => resolve(socket));
-        socket.once('error', reject);
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect({ host: '127.0.0.1', port, localAddress }, () => resolve(socket));
+          socket.once('error', reject);
+        }),
     ),
   );
   const responses = sockets.map(

@@ -30,10 +30,7 @@ export function reverseName(ip: string): string {
  * queries for the reverse names of `records` (ip -> PTR name) and NXDOMAIN
  * for unknown names; with `silent` it counts queries but never answers.
  */
-export async function startDnsServer(
-  records: Record<string, string>,
-  options: { silent?: boolean } = {},
-): Promise<DnsServer> {
+export async function startDnsServer(records: Record<string, string>, options: { silent?: boolean } = {}): Promise<DnsServer> {
   const names = new Map(Object.entries(records).map(([ip, name]) => [reverseName(ip), name]));
   const socket = dgram.createSocket('udp4');
   let queries = 0;

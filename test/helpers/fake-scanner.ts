@@ -1,8 +1,8 @@
 // A scanner stand-in for tests of the logic above the scanner: the test
 // decides when chunks arrive and how each scan ends.
 import type { Port } from '../../src/api/port.js';
-import type { FoundPorts, ScanChunk, ScanHandle, Scanner, ScanSummary } from '../../src/native/scanner.js';
 import type { ScanRequest } from '../../src/native/scan-request.js';
+import type { FoundPorts, ScanChunk, ScanHandle, Scanner, ScanSummary } from '../../src/native/scanner.js';
 
 export interface FakeScan {
   request: ScanRequest;

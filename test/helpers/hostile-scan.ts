@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 
 import type { ScanRequest } from '../../src/native/scan-request.js';
-import type { ScanChunk, ScanSummary, Scanner } from '../../src/native/scanner.js';
+import type { ScanChunk, Scanner, ScanSummary } from '../../src/native/scanner.js';
 import type { Limit, PortRange } from '../fixtures/netns-firewall.js';
 import type { NetnsHost, PortState } from '../fixtures/netns-host.js';
 import { nmapScan } from '../fixtures/nmap.js';
@@ -102,7 +102,10 @@ function readChunks(
     }
     const inSlice = new Set(slice);
     const listed = new Set<number>();
-    for (const [state, list] of [['open', chunk.open], ['filtered', chunk.filtered]] as const) {
+    for (const [state, list] of [
+      ['open', chunk.open],
+      ['filtered', chunk.filtered],
+    ] as const) {
       for (const { port } of list) {
         if (!inSlice.has(port)) problems.push(`chunk ${chunk.index} lists ${state} port ${port}, not one of its ports`);
         else if (listed.has(port)) problems.push(`chunk ${chunk.index} lists port ${port} twice`);
@@ -181,12 +184,7 @@ export function logScan(scan: HostileScan, truth: (port: number) => PortState): 
  * packet for each of `ports` whose true state `needs` one: a SYN for every
  * answered port, an RST for every closed one.
  */
-export function limiterFloorMs(
-  host: NetnsHost,
-  ports: readonly number[],
-  needs: (state: PortState) => boolean,
-  limit: Limit,
-): number {
+export function limiterFloorMs(host: NetnsHost, ports: readonly number[], needs: (state: PortState) => boolean, limit: Limit): number {
   const packets = ports.filter((port) => needs(host.stateOf(port))).length;
   return (Math.max(0, packets - limit.burst) / limit.rate) * 1000;
 }

@@ -113,13 +113,7 @@ function check(segments: readonly string[], value: unknown, what: string): void 
  * documented path lacks are checked against the shared NotFound and
  * MethodNotAllowed responses. `body` is the parsed JSON.
  */
-export function validateResponse(
-  method: string,
-  path: string,
-  status: number,
-  body: unknown,
-  contentType = 'application/json',
-): void {
+export function validateResponse(method: string, path: string, status: number, body: unknown, contentType = 'application/json'): void {
   const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
   const response = responseLocation(method, path, status);
   const media = [...response, 'content', mediaType];

@@ -11,10 +11,7 @@ export function statesOf(summary: ScanSummary, ports: readonly number[]): Map<nu
 }
 
 /** The ports whose state differs, as "port: got/expected" strings (empty when exact). */
-export function mismatches(
-  got: Map<number, PortState>,
-  expected: (port: number) => PortState,
-): string[] {
+export function mismatches(got: Map<number, PortState>, expected: (port: number) => PortState): string[] {
   const wrong: string[] = [];
   for (const [port, state] of got) {
     if (state !== expected(port)) wrong.push(`${port}: ${state}/${expected(port)}`);

@@ -45,7 +45,11 @@ export async function startServerProcess(dataDir: string, config: object = {}, e
   writeFileSync(configFile, JSON.stringify({ limits: NO_LIMITS, dns: LOOPBACK_DNS, ...config }));
   const run = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile], {}, entry);
   const logs = (): Record<string, unknown>[] =>
-    run.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    run
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   const deadline = Date.now() + 20_000;
   for (;;) {
     const listening = logs().find((line) => line.event === 'listening');

@@ -30,7 +30,17 @@ export async function startTestServer(overrides: Partial<Config> = {}, deps: Ser
     },
   });
   const logger = pino({ level: 'info' }, sink);
-  const config: Config = { ...DEFAULT_CONFIG, host: '127.0.0.1', port: 0, allowPrivateTargets: true, drainSeconds: 1, limits: NO_LIMITS, dns: LOOPBACK_DNS, ...overrides, dataDir };
+  const config: Config = {
+    ...DEFAULT_CONFIG,
+    host: '127.0.0.1',
+    port: 0,
+    allowPrivateTargets: true,
+    drainSeconds: 1,
+    limits: NO_LIMITS,
+    dns: LOOPBACK_DNS,
+    ...overrides,
+    dataDir,
+  };
   const server = await startServer(config, logger, deps);
   return {
     url: `http://127.0.0.1:${server.port}`,

@@ -94,8 +94,7 @@ export function writeMmdb(path: string, networks: readonly MmdbNetwork[], databa
   // an offset into the data section (the 16 skips the separator).
   const nodeCount = nodes.length;
   const tree = Buffer.alloc(nodeCount * 6);
-  const recordValue = (record: TreeRecord): number =>
-    record === null ? nodeCount : 'node' in record ? record.node : nodeCount + 16 + record.data;
+  const recordValue = (record: TreeRecord): number => (record === null ? nodeCount : 'node' in record ? record.node : nodeCount + 16 + record.data);
   nodes.forEach(([left, right], index) => {
     tree.writeUIntBE(recordValue(left), index * 6, 3);
     tree.writeUIntBE(recordValue(right), index * 6 + 3, 3);

@@ -5,13 +5,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { Config } from '../../src/config/config.js';
 import { burst } from '../helpers/burst.js';
+import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { eventually } from '../helpers/eventually.js';
 import { FakeScanner } from '../helpers/fake-scanner.js';
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { NO_LIMITS } from '../helpers/no-limits.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
 import { runCli } from '../helpers/server-process.js';
@@ -149,7 +150,11 @@ describe('opt-out', () => {
     writeFileSync(file, '# opted out\n127.0.0.60/31\n');
     const s = await server({ optOutFile: file });
 
-    for (const [method, path] of [['POST', '/v1/fast'], ['POST', '/v1/deep'], ['GET', '/v2/deep']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/fast'],
+      ['POST', '/v1/deep'],
+      ['GET', '/v2/deep'],
+    ] as const) {
       const answer = await call('127.0.0.61', `${s.url}${path}`, method);
       expect(answer.status).toBe(403);
       expect(answer.body).toMatchObject({ error: 'not_available' });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { listeningPorts } from '../helpers/listening-ports.js';
-import { listenOn, type Listeners } from '../helpers/loopback-listeners.js';
+import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
 import { validateResponse, validateSseEvent } from '../helpers/openapi-validator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 

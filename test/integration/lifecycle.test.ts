@@ -5,13 +5,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { RESULT_TTL_MS } from '../../src/scan/scan-finisher.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
-import { runCli, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { runCli, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -148,7 +149,10 @@ describe('command line', () => {
     let line: string | undefined;
     while (line === undefined && run.child.exitCode === null) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      line = run.stdout().split('\n').find((l) => l.includes('"event":"listening"'));
+      line = run
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes('"event":"listening"'));
     }
     expect(JSON.parse(line ?? '{}')).toMatchObject({ host: '127.0.0.1', allowPrivateTargets: true });
   });

@@ -14,10 +14,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { ERROR_CODES, type ErrorCode } from '../../src/api/error-body.js';
 import { Exchange } from '../../src/http/exchange.js';
+import { RequestBody, readRequestHead, serveFetch } from '../../src/http/fetch-bridge.js';
 import { loadUws } from '../../src/http/uws.js';
-import { readRequestHead, RequestBody, serveFetch } from '../../src/http/fetch-bridge.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
-import { listenOn, type Listeners } from '../helpers/loopback-listeners.js';
+import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
 import { connectMcp } from '../helpers/mcp-client.js';
 import { NO_LIMITS } from '../helpers/no-limits.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
@@ -25,14 +25,13 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type Output = Record<string, unknown> & { status?: string; message: string };
 
-
 /** The tool result's structuredContent, checked against its text mirror and the REST shape of the same state. */
 function output(result: CallToolResult, scanType: 'fast' | 'deep'): Output {
   const structured = result.structuredContent as Output;
   expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(structured) }]);
   expect(structured.message).toMatch(/^[A-Z].*\.$/);
   const { message: _message, poll_after_seconds: _poll, ...rest } = structured;
-  if (result.isError) validateResponse('POST', `/v1/${scanType}`, Number.parseInt(ERROR_CODES[rest.error as ErrorCode].status), rest);
+  if (result.isError) validateResponse('POST', `/v1/${scanType}`, Number.parseInt(ERROR_CODES[rest.error as ErrorCode].status, 10), rest);
   else validateResponse('GET', `/v1/${scanType}`, 200, rest);
   return structured;
 }
@@ -58,9 +57,7 @@ async function pollTool(client: Client, scanType: 'fast' | 'deep', timeoutMs = 3
 /** The paths in `schema` where `type` is an array. */
 function typeArrays(schema: unknown, path: string): string[] {
   if (typeof schema !== 'object' || schema === null) return [];
-  return Object.entries(schema).flatMap(([key, value]) =>
-    key === 'type' && Array.isArray(value) ? [path] : typeArrays(value, `${path}.${key}`),
-  );
+  return Object.entries(schema).flatMap(([key, value]) => (key === 'type' && Array.isArray(value) ? [path] : typeArrays(value, `${path}.${key}`)));
 }
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -390,8 +387,7 @@ describe('the uWS fetch bridge', () => {
   }
 
   it('passes method, path, headers and body through, and answers HEAD without a body', async () => {
-    handler = async (request) =>
-      Response.json({ method: request.method, url: request.url, header: request.headers.get('x-test'), body: await request.text() });
+    handler = async (request) => Response.json({ method: request.method, url: request.url, header: request.headers.get('x-test'), body: await request.text() });
     const response = await fetch(`http://127.0.0.1:${port}/some/path?q=1`, { method: 'POST', headers: { 'x-test': 'yes' }, body: 'hello' });
     expect(await response.json()).toEqual({ method: 'POST', url: `http://127.0.0.1:${port}/some/path?q=1`, header: 'yes', body: 'hello' });
     const tooLarge = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x'.repeat(4096) });

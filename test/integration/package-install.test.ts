@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { afterAll, expect, it } from 'vitest';
 
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
@@ -48,7 +49,11 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   const listeners = await listenOn('127.0.0.95', [8443], 'HELLO-from-package');
   const config = join(work, 'config.json');
   writeFileSync(config, JSON.stringify({ dns: LOOPBACK_DNS }));
-  const server = spawn('npx', ['selfscan', 'serve', '--host', '127.0.0.1', '--port', '0', '--allow-private-targets', '--data-dir', join(work, 'data'), '--config', config], { cwd: app, env });
+  const server = spawn(
+    'npx',
+    ['selfscan', 'serve', '--host', '127.0.0.1', '--port', '0', '--allow-private-targets', '--data-dir', join(work, 'data'), '--config', config],
+    { cwd: app, env },
+  );
   try {
     let output = '';
     server.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -56,7 +61,10 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
     while (port === undefined) {
       if (server.exitCode !== null) throw new Error(`server exited: ${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      port = output.split('\n').map((line) => /"event":"listening".*"port":(\d+)/.exec(line)?.[1]).find(Boolean) as number | undefined;
+      port = output
+        .split('\n')
+        .map((line) => /"event":"listening".*"port":(\d+)/.exec(line)?.[1])
+        .find(Boolean) as number | undefined;
     }
     const fetch = callerFetch('127.0.0.95');
     expect((await fetch(`http://127.0.0.1:${port}/v1/fast`, { method: 'POST' })).status).toBe(200);

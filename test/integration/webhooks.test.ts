@@ -5,15 +5,16 @@ import { createPublicKey, verify } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { VERSION } from '../../src/version.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { eventually } from '../helpers/eventually.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { type Receiver, type ReceivedHook, startReceiver } from '../helpers/webhook-receiver.js';
+import { type ReceivedHook, type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { createNetnsHost, type NetnsHost, type PortState } from '../fixtures/netns-host.js';
 import { nmapScan, parsePortRanges } from '../fixtures/nmap.js';
 
@@ -89,53 +91,81 @@ describe('netns host fixture', () => {
     expect(host.stateOf(23)).toBe('closed');
   });
 
-  it('sends the SSH banner over IPv4 and IPv6', async () => {
-    for (const ip of [host.ipv4, host.ipv6]) {
-      expect(await firstLine(ip, 22)).toBe('SSH-2.0-selfscan_fixture');
-    }
-  }, TIMEOUT_MS);
-
-  it('answers with the banner each listener declares', async () => {
-    for (const listener of host.listeners) {
-      if (listener.banner === null) {
-        expect(await connectOutcome(host.ipv4, listener.port, 300)).toBe('connected');
-        continue;
+  it(
+    'sends the SSH banner over IPv4 and IPv6',
+    async () => {
+      for (const ip of [host.ipv4, host.ipv6]) {
+        expect(await firstLine(ip, 22)).toBe('SSH-2.0-selfscan_fixture');
       }
-      const request = listener.kind === 'http' ? 'GET / HTTP/1.0\r\n\r\n' : undefined;
-      expect(await firstLine(host.ipv4, listener.port, request)).toBe(listener.banner);
-    }
-  }, TIMEOUT_MS);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('does not answer on a filtered port within 300 ms', async () => {
-    expect(await connectOutcome(host.ipv4, 20500, 300)).toBe('timeout');
-    expect(await connectOutcome(host.ipv6, 20500, 300)).toBe('timeout');
-  }, TIMEOUT_MS);
+  it(
+    'answers with the banner each listener declares',
+    async () => {
+      for (const listener of host.listeners) {
+        if (listener.banner === null) {
+          expect(await connectOutcome(host.ipv4, listener.port, 300)).toBe('connected');
+          continue;
+        }
+        const request = listener.kind === 'http' ? 'GET / HTTP/1.0\r\n\r\n' : undefined;
+        expect(await firstLine(host.ipv4, listener.port, request)).toBe(listener.banner);
+      }
+    },
+    TIMEOUT_MS,
+  );
 
-  it('refuses a closed port', async () => {
-    expect(await connectOutcome(host.ipv4, 23, 2_000)).toBe('refused');
-    expect(await connectOutcome(host.ipv6, 23, 2_000)).toBe('refused');
-  }, TIMEOUT_MS);
+  it(
+    'does not answer on a filtered port within 300 ms',
+    async () => {
+      expect(await connectOutcome(host.ipv4, 20500, 300)).toBe('timeout');
+      expect(await connectOutcome(host.ipv6, 20500, 300)).toBe('timeout');
+    },
+    TIMEOUT_MS,
+  );
 
-  it('agrees with nmap on all 65,535 ports over IPv4', async () => {
-    const { states } = await nmapScan(host.ipv4);
-    expect(states.size).toBe(65535);
-    expect(mismatches(host, states)).toEqual([]);
-  }, TIMEOUT_MS);
+  it(
+    'refuses a closed port',
+    async () => {
+      expect(await connectOutcome(host.ipv4, 23, 2_000)).toBe('refused');
+      expect(await connectOutcome(host.ipv6, 23, 2_000)).toBe('refused');
+    },
+    TIMEOUT_MS,
+  );
 
-  it('agrees with nmap on all 65,535 ports over IPv6', async () => {
-    const { states } = await nmapScan(host.ipv6);
-    expect(states.size).toBe(65535);
-    expect(mismatches(host, states)).toEqual([]);
-  }, TIMEOUT_MS);
+  it(
+    'agrees with nmap on all 65,535 ports over IPv4',
+    async () => {
+      const { states } = await nmapScan(host.ipv4);
+      expect(states.size).toBe(65535);
+      expect(mismatches(host, states)).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
 
-  it('removes the namespace on close, idempotently', async () => {
-    await host.close();
-    await host.close();
-    const names = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
-      .split('\n')
-      .map((line) => line.split(' ')[0]);
-    expect(names).not.toContain(host.name);
-  }, TIMEOUT_MS);
+  it(
+    'agrees with nmap on all 65,535 ports over IPv6',
+    async () => {
+      const { states } = await nmapScan(host.ipv6);
+      expect(states.size).toBe(65535);
+      expect(mismatches(host, states)).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'removes the namespace on close, idempotently',
+    async () => {
+      await host.close();
+      await host.close();
+      const names = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+        .split('\n')
+        .map((line) => line.split(' ')[0]);
+      expect(names).not.toContain(host.name);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe('parsePortRanges', () => {

@@ -10,17 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createScanner } from '../../src/native/scanner.js';
 import type { Limit } from '../fixtures/netns-firewall.js';
 import type { NetnsHost } from '../fixtures/netns-host.js';
-import {
-  EXACT,
-  FAMILIES,
-  limiterFloorMs,
-  logScan,
-  portList,
-  REPETITIONS,
-  scanHost,
-  verdictOf,
-  type HostileScan,
-} from '../helpers/hostile-scan.js';
+import { EXACT, FAMILIES, type HostileScan, limiterFloorMs, logScan, portList, REPETITIONS, scanHost, verdictOf } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 
 const scanner = createScanner();
@@ -50,7 +40,11 @@ describe('a SYN-limited, an RST-limited and a friendly host scanned at once', ()
         scan(rstHost(), 'RST 1,000/s burst 20'),
         scan(friendlyHost(), 'friendly'),
       ]);
-      for (const [{ scan: s }, host] of [[syn, synHost()], [rst, rstHost()], [friendly, friendlyHost()]] as const) {
+      for (const [{ scan: s }, host] of [
+        [syn, synHost()],
+        [rst, rstHost()],
+        [friendly, friendlyHost()],
+      ] as const) {
         logScan(s, (port) => host.stateOf(port));
       }
 
@@ -74,7 +68,7 @@ describe('a SYN-limited, an RST-limited and a friendly host scanned at once', ()
       );
       expect.soft(friendly.endedMs, 'friendly scan ends before the SYN-limited one').toBeLessThan(syn.endedMs);
       expect.soft(friendly.endedMs, 'friendly scan ends before the RST-limited one').toBeLessThan(rst.endedMs);
-      expect.soft(friendly.scan.summary.durationMs, 'friendly scan beats both limiters\' floors').toBeLessThan(Math.min(synFloor, rstFloor));
+      expect.soft(friendly.scan.summary.durationMs, "friendly scan beats both limiters' floors").toBeLessThan(Math.min(synFloor, rstFloor));
       // An exact hostile scan cannot beat its limiter (10% slack for the
       // kernel's per-jiffy buckets); if one did, the fixture's limiter would
       // not bind and "faster than the floor" would prove nothing.

@@ -13,19 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { createScanner } from '../../src/native/scanner.js';
 import type { PortRange } from '../fixtures/netns-firewall.js';
 import type { NetnsHostOptions } from '../fixtures/netns-host.js';
-import {
-  EXACT,
-  FAMILIES,
-  type Family,
-  logScan,
-  nmapStatesOnce,
-  portList,
-  portsIn,
-  REPETITIONS,
-  scanHost,
-  spacer,
-  verdictOf,
-} from '../helpers/hostile-scan.js';
+import { EXACT, FAMILIES, type Family, logScan, nmapStatesOnce, portList, portsIn, REPETITIONS, scanHost, spacer, verdictOf } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { mismatches } from '../helpers/scan-compare.js';
 

@@ -8,15 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createScanner } from '../../src/native/scanner.js';
 import type { HostileOptions } from '../fixtures/netns-firewall.js';
-import {
-  FAMILIES,
-  limiterFloorMs,
-  portList,
-  refillMs,
-  REPETITIONS,
-  scanExactly,
-  spacer,
-} from '../helpers/hostile-scan.js';
+import { FAMILIES, limiterFloorMs, portList, REPETITIONS, refillMs, scanExactly, spacer } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { ALL_PORTS } from '../helpers/scan-compare.js';
 

@@ -2,6 +2,7 @@
 // 65,535 ports must come out as it truly is, on IPv4 and IPv6, and agree
 // with nmap port by port.
 import { execFileSync } from 'node:child_process';
+
 import { describe, expect, it } from 'vitest';
 
 import { createScanner, type ScanChunk } from '../../src/native/scanner.js';
@@ -85,7 +86,23 @@ it('reports an ICMP-prohibited port as filtered', async () => {
     ['ip6tables', 'icmp6-adm-prohibited'],
   ];
   for (const [tool, reply] of rules) {
-    execFileSync('ip', ['netns', 'exec', host().name, tool!, '-w', '-I', 'INPUT', '-p', 'tcp', '--dport', '31000:31002', '-j', 'REJECT', '--reject-with', reply!]);
+    execFileSync('ip', [
+      'netns',
+      'exec',
+      host().name,
+      tool!,
+      '-w',
+      '-I',
+      'INPUT',
+      '-p',
+      'tcp',
+      '--dport',
+      '31000:31002',
+      '-j',
+      'REJECT',
+      '--reject-with',
+      reply!,
+    ]);
   }
   try {
     for (const ip of [host().ipv4, host().ipv6]) {
@@ -96,7 +113,23 @@ it('reports an ICMP-prohibited port as filtered', async () => {
     }
   } finally {
     for (const [tool, reply] of rules) {
-      execFileSync('ip', ['netns', 'exec', host().name, tool!, '-w', '-D', 'INPUT', '-p', 'tcp', '--dport', '31000:31002', '-j', 'REJECT', '--reject-with', reply!]);
+      execFileSync('ip', [
+        'netns',
+        'exec',
+        host().name,
+        tool!,
+        '-w',
+        '-D',
+        'INPUT',
+        '-p',
+        'tcp',
+        '--dport',
+        '31000:31002',
+        '-j',
+        'REJECT',
+        '--reject-with',
+        reply!,
+      ]);
     }
   }
 });

@@ -5,6 +5,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
 import { expect, it } from 'vitest';
 
 import { createScanner, type ScanChunk, type ScanSummary } from '../../src/native/scanner.js';
@@ -13,7 +14,10 @@ import { ALL_PORTS, mismatches, statesOf } from '../helpers/scan-compare.js';
 
 const execFileAsync = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./children/scan-child.ts', import.meta.url));
-const FAST_PORTS = [21, 22, 23, 25, 53, 80, 110, 111, 135, 139, 143, 443, 445, 465, 587, 993, 995, 1433, 1521, 2049, 2375, 3306, 3389, 5432, 5900, 6379, 8000, 8080, 8443, 9200, 11211, 27017];
+const FAST_PORTS = [
+  21, 22, 23, 25, 53, 80, 110, 111, 135, 139, 143, 443, 445, 465, 587, 993, 995, 1433, 1521, 2049, 2375, 3306, 3389, 5432, 5900, 6379, 8000, 8080, 8443, 9200,
+  11211, 27017,
+];
 
 const scanner = createScanner();
 const host = useNetnsHost();
@@ -23,7 +27,16 @@ function openDescriptors(): number {
 }
 
 /** Runs the scanner in a child process (optionally under `ulimit -n`), returns its JSON line. */
-async function runChild(request: object, ulimit?: number, netns?: string): Promise<{ summary?: ScanSummary; stats?: { budget: number; fdLimit: number; localRetries: number }; emfileHeld?: number; error?: { code: string; errno: number; syscall: string; message: string } }> {
+async function runChild(
+  request: object,
+  ulimit?: number,
+  netns?: string,
+): Promise<{
+  summary?: ScanSummary;
+  stats?: { budget: number; fdLimit: number; localRetries: number };
+  emfileHeld?: number;
+  error?: { code: string; errno: number; syscall: string; message: string };
+}> {
   const node = `${process.execPath} --import tsx ${CHILD} '${JSON.stringify(request)}'`;
   const script = ulimit === undefined ? `exec ${node}` : `ulimit -n ${ulimit} && exec ${node}`;
   const command = netns === undefined ? ['bash', '-c', script] : ['ip', 'netns', 'exec', netns, 'bash', '-c', script];

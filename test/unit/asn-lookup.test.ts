@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { rateLimitBucket, type AsnLookup } from '../../src/limits/asn-lookup.js';
+import { type AsnLookup, rateLimitBucket } from '../../src/limits/asn-lookup.js';
 import { AsnRangeTable } from '../../src/limits/asn-range-table.js';
 import { openAsnLookup } from '../../src/limits/open-asn-lookup.js';
 import { writeMmdb } from '../helpers/write-mmdb.js';
@@ -90,7 +90,7 @@ describe('a CSV file in the ip-location-db format', () => {
   // Whole seconds, so that the mtime written back reads the same afterwards.
   const mtime = Math.floor(Date.now() / 1000) - 3600;
   const rows = (googleAsn: number): string =>
-    [
+    `${[
       '1.0.0.0,1.0.0.255,13335,"Cloudflare, Inc."',
       `8.8.8.0,8.8.8.255,${googleAsn},Google LLC`,
       'not,an,address',
@@ -101,7 +101,7 @@ describe('a CSV file in the ip-location-db format', () => {
       '8.8.8.128,8.8.9.10,64502,overlaps the Google row',
       '"7.0.0.0","7.0.0.255","64503"',
       '2001:db8::,2001:db8:0:ffff:ffff:ffff:ffff:ffff,64504,"mixed in, and out of order"',
-    ].join('\n') + '\n';
+    ].join('\n')}\n`;
   const write = (googleAsn: number, seconds: number): void => {
     writeFileSync(csv, rows(googleAsn));
     utimesSync(csv, seconds, seconds);

@@ -82,7 +82,12 @@ describe('loadConfig', () => {
     ['a port that is no number', {}, { SELFSCAN_PORT: 'http' }, /^port \(SELFSCAN_PORT\)/],
     ['a legacy IPv4 form in trustProxy', {}, { SELFSCAN_TRUST_PROXY: '10.1' }, /trustProxy\.0 \(SELFSCAN_TRUST_PROXY\): "10.1" is not an IP address or CIDR/],
     ['a prefix too long', {}, { SELFSCAN_TRUST_PROXY: '10.0.0.0/33' }, /prefix \/33/],
-    ['a switch that is neither yes nor no', {}, { SELFSCAN_ALLOW_PRIVATE_TARGETS: 'maybe' }, /SELFSCAN_ALLOW_PRIVATE_TARGETS must be 1\/true\/yes or 0\/false\/no/],
+    [
+      'a switch that is neither yes nor no',
+      {},
+      { SELFSCAN_ALLOW_PRIVATE_TARGETS: 'maybe' },
+      /SELFSCAN_ALLOW_PRIVATE_TARGETS must be 1\/true\/yes or 0\/false\/no/,
+    ],
     ['a negative retry delay', {}, { SELFSCAN_WEBHOOKS_RETRY_DELAYS_SECONDS: '10,-1' }, /webhooks\.retryDelaysSeconds\.1/],
     ['a concurrency of 0', {}, { SELFSCAN_CONCURRENCY_DEEP: '0' }, /concurrency\.deep/],
     ['an unknown log level', {}, { SELFSCAN_LOG_LEVEL: 'loud' }, /logLevel/],
@@ -95,7 +100,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ config: '/nonexistent/selfscan.json' }, {})).toThrow(/cannot read config file/);
     expect(() => loadConfig({ config: configFile('{ port: 1') }, {})).toThrow(/is not valid JSON/);
     expect(() => loadConfig({ config: configFile([1]) }, {})).toThrow(/must hold a JSON object/);
-    expect(() => loadConfig({ config: configFile({ limits: { edge: { maximum: 3 } } }) }, {})).toThrow(/limits\.edge \(config file .*\): Unrecognized key: "maximum"/);
+    expect(() => loadConfig({ config: configFile({ limits: { edge: { maximum: 3 } } }) }, {})).toThrow(
+      /limits\.edge \(config file .*\): Unrecognized key: "maximum"/,
+    );
   });
 });
 

@@ -143,7 +143,7 @@ describe('local scans', () => {
   });
 
   it('forgets results 24 hours after completion', async () => {
-    const { scanner, store, open, advance } = setup();
+    const { scanner, open, advance } = setup();
     const { service } = open();
     await service.start(IP, 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
@@ -185,7 +185,13 @@ describe('local scans', () => {
     scanner.scans[0]!.chunk({ index: 0, total: 64, open: [openPort(22)] });
     scanner.scans[0]!.complete('incomplete');
     await flush();
-    expect(await service.result(IP, 'deep')).toMatchObject({ status: 'incomplete', partial: true, chunks_complete: 1, total_chunks: 64, ports_open: [openPort(22)] });
+    expect(await service.result(IP, 'deep')).toMatchObject({
+      status: 'incomplete',
+      partial: true,
+      chunks_complete: 1,
+      total_chunks: 64,
+      ports_open: [openPort(22)],
+    });
   });
 
   it('fails scans the scanner cannot run, with a reason', async () => {
@@ -195,7 +201,14 @@ describe('local scans', () => {
     await flush(); // scans start on the next turn of the event loop
     scanner.scans[0]!.fail(Object.assign(new Error('connect ENETUNREACH'), { code: 'ENETUNREACH' }));
     await flush();
-    expect(await service.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'failed', chunks_complete: 0, total_chunks: 4, fail_reason: 'unreachable' });
+    expect(await service.result(IP, 'fast')).toEqual({
+      ip: IP,
+      scan_type: 'fast',
+      status: 'failed',
+      chunks_complete: 0,
+      total_chunks: 4,
+      fail_reason: 'unreachable',
+    });
 
     scanner.throwOnScan = new TypeError('boom');
     await service.start(IP, 'deep', 'v1');
@@ -240,11 +253,35 @@ describe('local scans', () => {
 
   it('reports scans a crash left unfinished as failed (interrupted)', async () => {
     const { store, clock, logger, open } = setup();
-    const left: ScanRecord = { id: 'x', ip: IP, scanType: 'deep', status: 'running', origin: 'v1', queuedAt: 1, startedAt: 2, completedAt: null, expiresAt: null, durationMs: null, chunksComplete: 7, totalChunks: 64, portsOpen: [], portsFiltered: [], ptrRecord: null, failReason: null };
+    const left: ScanRecord = {
+      id: 'x',
+      ip: IP,
+      scanType: 'deep',
+      status: 'running',
+      origin: 'v1',
+      queuedAt: 1,
+      startedAt: 2,
+      completedAt: null,
+      expiresAt: null,
+      durationMs: null,
+      chunksComplete: 7,
+      totalChunks: 64,
+      portsOpen: [],
+      portsFiltered: [],
+      ptrRecord: null,
+      failReason: null,
+    };
     await store.put(left);
     await recoverInterrupted(store, clock, logger);
     expect(await store.unfinished()).toEqual([]);
     const { service } = open();
-    expect(await service.result(IP, 'deep')).toEqual({ ip: IP, scan_type: 'deep', status: 'failed', chunks_complete: 7, total_chunks: 64, fail_reason: 'interrupted' });
+    expect(await service.result(IP, 'deep')).toEqual({
+      ip: IP,
+      scan_type: 'deep',
+      status: 'failed',
+      chunks_complete: 7,
+      total_chunks: 64,
+      fail_reason: 'interrupted',
+    });
   });
 });

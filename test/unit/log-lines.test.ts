@@ -22,7 +22,10 @@ it('writes every line, whole and in order, when the process exits before the bat
   await new Promise<void>((resolve, reject) =>
     execFile(process.execPath, ['--import', 'tsx', CHILD, file, String(count)], { cwd: PROJECT_ROOT }, (error) => (error ? reject(error) : resolve())),
   );
-  const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { i?: number; text?: string; msg: string });
+  const lines = readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { i?: number; text?: string; msg: string });
   expect(lines).toHaveLength(count + 2);
   expect(lines.slice(0, count).map((line) => line.i)).toEqual([...Array(count).keys()]);
   expect(lines[100]!.text).toBe('grüße ✓ 日本');
@@ -38,7 +41,16 @@ it('writes request lines as valid JSON in pino format, whatever the method and p
   log('GET', '/v1/fast', '192.0.2.1', '200', startedAt);
   log('BREW', '/a"b\\c/ü\n', '2001:db8::1', 'not_found', startedAt);
   const [plain, odd] = written.map((line) => JSON.parse(line) as Record<string, unknown>);
-  expect(plain).toMatchObject({ level: 30, name: 'selfscan', event: 'request', method: 'GET', path: '/v1/fast', ip: '192.0.2.1', status: '200', msg: 'request' });
+  expect(plain).toMatchObject({
+    level: 30,
+    name: 'selfscan',
+    event: 'request',
+    method: 'GET',
+    path: '/v1/fast',
+    ip: '192.0.2.1',
+    status: '200',
+    msg: 'request',
+  });
   expect(plain!.ms).toBeGreaterThanOrEqual(7);
   expect(typeof plain!.time).toBe('number');
   expect(odd).toMatchObject({ method: 'BREW', path: '/a"b\\c/ü\n', ip: '2001:db8::1', status: 'not_found' });

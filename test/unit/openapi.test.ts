@@ -222,9 +222,7 @@ describe('openApiDocument', () => {
     for (const { path, method, op } of operations) {
       for (const [status, response] of Object.entries(op.responses as JsonObject)) {
         const headers = Object.keys(resolve(response).headers as JsonObject);
-        expect(headers, `${method} ${path} ${status}`).toEqual(
-          expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
-        );
+        expect(headers, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
         if (status === '429') expect(headers).toContain('Retry-After');
       }
       // /mcp answers methods per operation: POST 200, GET and DELETE 405.
@@ -300,7 +298,14 @@ describe('validateResponse', () => {
     ['a port out of range', 'GET', '/v1/fast', 200, { ...complete, ports_open: [port(70_000, 'open')] }, /port/],
     ['a banner keyed by a name', 'GET', '/v1/fast', 200, { ...complete, service_banners: { ssh: 'x' } }, /property name/],
     ['a host name as ip', 'GET', '/v1/fast', 200, { ...complete, ip: 'example.com' }, /\/ip/],
-    ['only one chunk counter', 'POST', '/v1/fast', 200, { ip: '203.0.113.7', scan_type: 'fast', status: 'running', eta_seconds: 1, chunks_complete: 1 }, /total_chunks/],
+    [
+      'only one chunk counter',
+      'POST',
+      '/v1/fast',
+      200,
+      { ip: '203.0.113.7', scan_type: 'fast', status: 'running', eta_seconds: 1, chunks_complete: 1 },
+      /total_chunks/,
+    ],
     ['a stray field in an error', 'POST', '/v1/fast', 429, { ...error('rate_limited'), retry: 3 }, /retry/],
     ['the wrong code for the status', 'POST', '/v1/fast', 403, error('rate_limited'), /error/],
     ['invalid_callback_url on a stream', 'GET', '/v2/fast', 422, error('invalid_callback_url'), /error/],

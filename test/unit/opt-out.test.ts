@@ -1,12 +1,12 @@
 // The opt-out list: parsing, matching, live reloads of its file, safe edits and the CLI.
-import { appendFile, mkdtemp, readFile, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { addOptOut, listOptOut, removeOptOut } from '../../src/limits/opt-out-file.js';
-import { OptOutList, OptOutMatcher, parseOptOut, type OptOutReloadInfo } from '../../src/limits/opt-out-list.js';
+import { OptOutList, OptOutMatcher, type OptOutReloadInfo, parseOptOut } from '../../src/limits/opt-out-list.js';
 import { OPT_OUT_HELP, runOptOutCommand } from '../../src/opt-out-command.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -71,9 +71,7 @@ describe('OptOutMatcher', () => {
 
   it('matches IPv4 networks from their first to their last address and nothing outside', () => {
     const m = matcher('198.51.100.0/24\n192.0.2.7\n10.0.0.0/8');
-    expect(['198.51.100.0', '198.51.100.255', '192.0.2.7', '10.0.0.0', '10.255.255.255'].map((ip) => m.has(ip))).toEqual(
-      [true, true, true, true, true],
-    );
+    expect(['198.51.100.0', '198.51.100.255', '192.0.2.7', '10.0.0.0', '10.255.255.255'].map((ip) => m.has(ip))).toEqual([true, true, true, true, true]);
     expect(['198.51.99.255', '198.51.101.0', '192.0.2.6', '192.0.2.8', '9.255.255.255', '11.0.0.0'].some((ip) => m.has(ip))).toBe(false);
   });
 

@@ -1,9 +1,9 @@
 // Pure checks of scan requests before they reach the addon.
 import { describe, expect, it } from 'vitest';
 
+import { FAST_PORTS } from '../../src/api/scan-type.js';
 import { toNativeRequest } from '../../src/native/scan-request.js';
 import { serviceName } from '../../src/native/service-names.js';
-import { FAST_PORTS } from '../../src/api/scan-type.js';
 
 describe('toNativeRequest', () => {
   it('checks a frozen port list once and reuses the result; other lists every time', () => {

@@ -1,7 +1,7 @@
 // A separate process that uses the scanner, for what only a process can
 // show: exiting on its own when idle, and working under a low ulimit -n.
 // Prints one JSON line with the result; never calls process.exit.
-import { openSync, closeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 
 import { createScanner } from '../../../src/native/scanner.js';
 import { ALL_PORTS } from '../../helpers/scan-compare.js';
@@ -29,7 +29,7 @@ function exhaustDescriptors(): void {
       emfileHeld = Math.max(emfileHeld, held.length);
     }
     if (performance.now() < until) setImmediate(grab);
-    else held.splice(0).forEach((fd) => closeSync(fd));
+    else for (const fd of held.splice(0)) closeSync(fd);
   };
   grab();
 }
