@@ -1,27 +1,11 @@
 // The scanner role: takes scans from the queue and runs them on the
 // scanner, one runner per process. Only this role needs the native addon.
-import type { Logger } from 'pino';
-
-import type { ScanType } from '../api/scan-type.js';
-import type { Clock } from '../model/clock.js';
-import type { Scanner } from '../native/scanner.js';
-import type { PtrLookup } from './ptr-lookup.js';
-import type { RecordWriter } from './record-writer.js';
-import type { ScanEvents } from './scan-events.js';
 import { ScanFinisher } from './scan-finisher.js';
 import type { ScanQueue } from './scan-queue.js';
-import { ScanRunner } from './scan-runner.js';
+import { ScanRunner, type ScanRunnerOptions } from './scan-runner.js';
 
-export interface ScanningOptions {
-  scanner: Pick<Scanner, 'scan'>;
+export interface ScanningOptions extends Omit<ScanRunnerOptions, 'finisher'> {
   queue: ScanQueue;
-  events: ScanEvents;
-  writer: RecordWriter;
-  /** Time budget per scan type; past it a scan ends `incomplete`. */
-  budgetMs: Readonly<Record<ScanType, number>>;
-  clock: Clock;
-  logger: Logger;
-  lookupPtr?: PtrLookup;
 }
 
 export interface Scanning {

@@ -134,20 +134,13 @@ describe('netns host fixture', () => {
     TIMEOUT_MS,
   );
 
-  it(
-    'agrees with nmap on all 65,535 ports over IPv4',
-    async () => {
-      const { states } = await nmapScan(host.ipv4);
-      expect(states.size).toBe(65535);
-      expect(mismatches(host, states)).toEqual([]);
-    },
-    TIMEOUT_MS,
-  );
-
-  it(
-    'agrees with nmap on all 65,535 ports over IPv6',
-    async () => {
-      const { states } = await nmapScan(host.ipv6);
+  it.each([
+    ['IPv4', 'ipv4'],
+    ['IPv6', 'ipv6'],
+  ] as const)(
+    'agrees with nmap on all 65,535 ports over %s',
+    async (_family, address) => {
+      const { states } = await nmapScan(host[address]);
       expect(states.size).toBe(65535);
       expect(mismatches(host, states)).toEqual([]);
     },

@@ -85,25 +85,11 @@ it('reports an ICMP-prohibited port as filtered', async () => {
     ['iptables', 'icmp-host-prohibited'],
     ['ip6tables', 'icmp6-adm-prohibited'],
   ];
-  for (const [tool, reply] of rules) {
-    execFileSync('ip', [
-      'netns',
-      'exec',
-      host().name,
-      tool!,
-      '-w',
-      '-I',
-      'INPUT',
-      '-p',
-      'tcp',
-      '--dport',
-      '31000:31002',
-      '-j',
-      'REJECT',
-      '--reject-with',
-      reply!,
-    ]);
-  }
+  const rule = (action: '-I' | '-D', tool: string, reply: string): void => {
+    const args = [tool, '-w', action, 'INPUT', '-p', 'tcp', '--dport', '31000:31002', '-j', 'REJECT', '--reject-with', reply];
+    execFileSync('ip', ['netns', 'exec', host().name, ...args]);
+  };
+  for (const [tool, reply] of rules) rule('-I', tool!, reply!);
   try {
     for (const ip of [host().ipv4, host().ipv6]) {
       // A minimum timeout far above the run time: only ICMP can make these filtered quickly.
@@ -112,25 +98,7 @@ it('reports an ICMP-prohibited port as filtered', async () => {
       expect(summary.durationMs).toBeLessThan(20_000);
     }
   } finally {
-    for (const [tool, reply] of rules) {
-      execFileSync('ip', [
-        'netns',
-        'exec',
-        host().name,
-        tool!,
-        '-w',
-        '-D',
-        'INPUT',
-        '-p',
-        'tcp',
-        '--dport',
-        '31000:31002',
-        '-j',
-        'REJECT',
-        '--reject-with',
-        reply!,
-      ]);
-    }
+    for (const [tool, reply] of rules) rule('-D', tool!, reply!);
   }
 });
 
