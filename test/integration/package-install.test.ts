@@ -49,9 +49,10 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   const listeners = await listenOn('127.0.0.95', [8443], 'HELLO-from-package');
   const config = join(work, 'config.json');
   writeFileSync(config, JSON.stringify({ dns: LOOPBACK_DNS }));
+  // The installed bin itself, not through npx: killing npx would leave the server running.
   const server = spawn(
-    'npx',
-    ['selfscan', 'serve', '--host', '127.0.0.1', '--port', '0', '--allow-private-targets', '--data-dir', join(work, 'data'), '--config', config],
+    join(app, 'node_modules/.bin/selfscan'),
+    ['serve', '--host', '127.0.0.1', '--port', '0', '--allow-private-targets', '--data-dir', join(work, 'data'), '--config', config],
     { cwd: app, env },
   );
   try {
@@ -72,7 +73,8 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
     expect(result).toMatchObject({ status: 'complete' });
     expect(result.ports_open).toContainEqual({ port: 8443, state: 'open', service: 'pcsync-https', banner: 'HELLO-from-package' });
   } finally {
-    server.kill('SIGKILL');
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    if (server.exitCode === null && server.kill('SIGKILL')) await exited;
     await listeners.close();
   }
 });
