@@ -1,6 +1,7 @@
 // The scan defaults the addon exports (declared once, in
 // native/core/scan_spec.h) against what a scan does when a request leaves
 // those fields out. Real addon, real sockets, 127.0.0.1 only.
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -73,4 +74,13 @@ it('bounds a given timeout by the default of the other one', async () => {
   expect(() => scanner.scan({ ip: IP, ports, timeouts: { minMs: defaults.maxTimeoutMs + 1 } })).toThrow(/minTimeoutMs must not exceed maxTimeoutMs/);
   await expect(scanOf({ ports, timeouts: { maxMs: defaults.minTimeoutMs } })).resolves.toBeDefined();
   expect(() => scanner.scan({ ip: IP, ports, timeouts: { maxMs: defaults.minTimeoutMs - 1 } })).toThrow(/minTimeoutMs must not exceed maxTimeoutMs/);
+});
+
+it('are the defaults the README states for scanner.scan()', async () => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const stated = (field: string): string => new RegExp(`^\\| \`${field}\` \\| ([^|]+) \\|`, 'm').exec(readme)?.[1]?.trim() ?? '';
+  expect(stated('chunkSize')).toBe(String(defaults.chunkSize));
+  expect(stated('timeouts')).toBe(`\`{ initialMs: ${defaults.initialTimeoutMs}, minMs: ${defaults.minTimeoutMs}, maxMs: ${defaults.maxTimeoutMs} }\``);
+  expect(stated('banners')).toBe(`\`${defaults.banners}\``);
+  expect(stated('bannerTimeoutMs')).toBe(String(defaults.bannerTimeoutMs));
 });
