@@ -22,6 +22,15 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           fileParallelism: false,

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: installs the system tools the tests drive (nmap, ip, iptables)
+// `npm test`: installs the system tools the tests drive (nmap, ip, iptables,
+// redis-server: its package's own service is kept from starting)
 // and the lint needs (clang-format) when they are missing, lints (npm run
 // lint), builds the addon, type-checks and builds the TypeScript, runs every
 // vitest project, then prints one closing line "N passed, N failed".
@@ -7,7 +8,7 @@
 // unit project alone, nothing is compiled and nothing needs root (without
 // root, a missing clang-format skips only the C++ format check).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 /** The values of vitest's `--project NAME` and `--project=NAME` arguments. */
 function selectedProjects(args) {
@@ -21,7 +22,9 @@ const vitestArgs = process.argv.slice(2);
 const projects = selectedProjects(vitestArgs);
 const unitOnly = projects.length > 0 && projects.every((project) => project === 'unit');
 const lintTools = { 'clang-format': 'clang-format' };
-const tools = unitOnly ? lintTools : { ...lintTools, nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables' };
+const tools = unitOnly
+  ? lintTools
+  : { ...lintTools, nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables', 'redis-server': 'redis-server' };
 const isRoot = process.getuid?.() === 0;
 
 function has(command) {
@@ -42,7 +45,16 @@ if (missing.length > 0 && isRoot) {
   console.log(`test: installing ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
-  run('apt-get', ['install', '-y', '-qq', ...missing], { env });
+  // Tests spawn their own redis-server: a policy-rc.d that refuses keeps the package from starting a system one.
+  const policy = '/usr/sbin/policy-rc.d';
+  const ownPolicy = !existsSync(policy);
+  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+  const installed = spawnSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'inherit', env });
+  if (ownPolicy) rmSync(policy, { force: true });
+  if (installed.status !== 0) {
+    console.error(`test: apt-get install ${missing.join(' ')} failed (${installed.status ?? installed.signal})`);
+    process.exit(installed.status ?? 1);
+  }
 } else if (missing.length > 0 && !unitOnly) {
   console.error(`test: missing ${missing.join(', ')}; install them or run as root`);
   process.exit(1);

@@ -1,0 +1,52 @@
+// Scan records in Redis, shared by every node: one key per (scan type, ip),
+// expiring with the record (Redis deletes it at expiresAt), and a set of the
+// records still queued or running, for recovery after a crash.
+import type { Redis } from 'ioredis';
+
+import type { ScanType } from '../api/scan-type.js';
+import { isFinal, type ScanRecord } from '../model/scan-record.js';
+import type { ResultStore } from '../store/result-store.js';
+
+const PREFIX = 'selfscan:result:';
+const UNFINISHED = 'selfscan:unfinished';
+
+const recordKey = (scanType: ScanType, ip: string): string => `${PREFIX}${scanType}|${ip}`;
+
+export class RedisResultStore implements ResultStore {
+  constructor(private readonly redis: Redis) {}
+
+  async get(ip: string, scanType: ScanType): Promise<ScanRecord | null> {
+    const text = await this.redis.get(recordKey(scanType, ip));
+    return text === null ? null : (JSON.parse(text) as ScanRecord);
+  }
+
+  /** Durable as far as the Redis primary's persistence settings make it. */
+  async put(record: ScanRecord): Promise<void> {
+    const key = recordKey(record.scanType, record.ip);
+    const text = JSON.stringify(record);
+    const write = this.redis.multi();
+    if (record.expiresAt === null) write.set(key, text);
+    else write.set(key, text, 'PXAT', record.expiresAt);
+    if (isFinal(record.status)) write.srem(UNFINISHED, key);
+    else write.sadd(UNFINISHED, key);
+    await write.exec();
+  }
+
+  async unfinished(): Promise<ScanRecord[]> {
+    const keys = await this.redis.smembers(UNFINISHED);
+    if (keys.length === 0) return [];
+    const texts = await this.redis.mget(...keys);
+    return texts.flatMap((text) => {
+      const record = text === null ? null : (JSON.parse(text) as ScanRecord);
+      return record !== null && !isFinal(record.status) ? [record] : [];
+    });
+  }
+
+  /** Redis deletes each record at its expiresAt itself: nothing is left for a sweep. */
+  async deleteExpired(_now: number): Promise<number> {
+    return 0;
+  }
+
+  /** The connection belongs to whoever opened it. */
+  async close(): Promise<void> {}
+}
