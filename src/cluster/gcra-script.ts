@@ -1,31 +1,62 @@
-// Charges one request to every key, all or none, by GCRA (src/limits/gcra.ts
-// decides the same way in memory). The clock is Redis TIME, so the API
-// nodes' clocks play no part. KEYS: one per charge. ARGV: windowMs and max
-// of each charge, in order. Returns now (ms) and each key's theoretical
-// arrival time before the charge ('' when it had none), as strings at full
-// precision; the new ones are written only when every key allowed it.
-export const GCRA_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local before, after = {}, {}
-local allowed = true
-for i = 1, #KEYS do
-  local windowMs = tonumber(ARGV[2 * i - 1])
-  local max = tonumber(ARGV[2 * i])
-  local stored = redis.call('GET', KEYS[i])
-  local tat = now
-  if stored then tat = math.max(tonumber(stored), now) end
-  local nextTat = tat + windowMs / max
-  if now < nextTat - windowMs then allowed = false end
-  before[i] = stored or ''
-  after[i] = nextTat
+// GCRA in Lua, for scripts that charge rate limits in Redis: all keys or
+// none, on Redis's clock (TIME), so the API nodes' clocks play no part.
+// src/limits/gcra.ts decides the same way; the scripts return the state
+// they saw (now, and each key's theoretical arrival time before the charge,
+// '' when it had none, as strings at full precision) and the caller works
+// the decisions out with it.
+
+import { gcra, type RateDecision } from '../limits/gcra.js';
+import type { RateCharge } from '../limits/rate-limit-store.js';
+
+/**
+ * Lua functions: `gcra_check(keys, first, args, firstArg)` checks the limit
+ * keys `keys[first..]` with window/max pairs from `args[firstArg..]`;
+ * `gcra_commit(check)` writes their new state; `gcra_reply(check)` is the
+ * now/before list.
+ */
+export const GCRA_LUA = `
+local function gcra_check(keys, first, args, firstArg)
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local check = { now = now, keys = {}, before = {}, after = {}, allowed = true }
+  for i = first, #keys do
+    local at = firstArg + 2 * (i - first)
+    local windowMs = tonumber(args[at])
+    local max = tonumber(args[at + 1])
+    local stored = redis.call('GET', keys[i])
+    local tat = now
+    if stored then tat = math.max(tonumber(stored), now) end
+    local nextTat = tat + windowMs / max
+    if now < nextTat - windowMs then check.allowed = false end
+    table.insert(check.keys, keys[i])
+    table.insert(check.before, stored or '')
+    table.insert(check.after, nextTat)
+  end
+  return check
 end
-if allowed then
-  for i = 1, #KEYS do
-    redis.call('SET', KEYS[i], string.format('%.17g', after[i]), 'PXAT', math.ceil(after[i]))
+
+local function gcra_commit(check)
+  for i, key in ipairs(check.keys) do
+    redis.call('SET', key, string.format('%.17g', check.after[i]), 'PXAT', math.ceil(check.after[i]))
   end
 end
-local reply = { tostring(now) }
-for i = 1, #KEYS do reply[i + 1] = before[i] end
-return reply
+
+local function gcra_reply(check)
+  local reply = { tostring(check.now) }
+  for _, before in ipairs(check.before) do table.insert(reply, before) end
+  return reply
+end
 `;
+
+/** Charges every key (KEYS) all or none; ARGV: window ms and max of each. Replies now/before. */
+export const GCRA_SCRIPT = `${GCRA_LUA}
+local check = gcra_check(KEYS, 1, ARGV, 1)
+if check.allowed then gcra_commit(check) end
+return gcra_reply(check)
+`;
+
+/** The decision of each charge, from a script's now/before reply (`gcra_reply`). */
+export function decisionsOf(charges: readonly RateCharge[], reply: readonly string[]): RateDecision[] {
+  const [now, ...before] = reply.map((text) => (text === '' ? undefined : Number(text)));
+  return charges.map(({ rule }, i) => gcra(before[i], rule, now!).decision);
+}

@@ -6,34 +6,30 @@ import type { Redis } from 'ioredis';
 import type { ScanType } from '../api/scan-type.js';
 import { isFinal, type ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../store/result-store.js';
-
-const PREFIX = 'selfscan:result:';
-const UNFINISHED = 'selfscan:unfinished';
-
-const recordKey = (scanType: ScanType, ip: string): string => `${PREFIX}${scanType}|${ip}`;
+import { resultKey, UNFINISHED_KEY } from './redis-keys.js';
 
 export class RedisResultStore implements ResultStore {
   constructor(private readonly redis: Redis) {}
 
   async get(ip: string, scanType: ScanType): Promise<ScanRecord | null> {
-    const text = await this.redis.get(recordKey(scanType, ip));
+    const text = await this.redis.get(resultKey(scanType, ip));
     return text === null ? null : (JSON.parse(text) as ScanRecord);
   }
 
   /** Durable as far as the Redis primary's persistence settings make it. */
   async put(record: ScanRecord): Promise<void> {
-    const key = recordKey(record.scanType, record.ip);
+    const key = resultKey(record.scanType, record.ip);
     const text = JSON.stringify(record);
     const write = this.redis.multi();
     if (record.expiresAt === null) write.set(key, text);
     else write.set(key, text, 'PXAT', record.expiresAt);
-    if (isFinal(record.status)) write.srem(UNFINISHED, key);
-    else write.sadd(UNFINISHED, key);
+    if (isFinal(record.status)) write.srem(UNFINISHED_KEY, key);
+    else write.sadd(UNFINISHED_KEY, key);
     await write.exec();
   }
 
   async unfinished(): Promise<ScanRecord[]> {
-    const keys = await this.redis.smembers(UNFINISHED);
+    const keys = await this.redis.smembers(UNFINISHED_KEY);
     if (keys.length === 0) return [];
     const texts = await this.redis.mget(...keys);
     return texts.flatMap((text) => {

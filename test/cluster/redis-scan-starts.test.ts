@@ -1,0 +1,103 @@
+// Starting scans across API nodes, on a redis-server of the test's own: one
+// scan per (ip, scan type) however many nodes start it at once, the scan
+// limits charged all or none, and nothing recorded for a refused start.
+import { randomUUID } from 'node:crypto';
+
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { ScanType } from '../../src/api/scan-type.js';
+import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
+import { RedisScanStarts } from '../../src/cluster/redis-scan-starts.js';
+import type { ScanRecord } from '../../src/model/scan-record.js';
+import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
+
+let server: RedisServer;
+const clients: Redis[] = [];
+
+function connect(): Redis {
+  const redis = new Redis({ path: server.path });
+  clients.push(redis);
+  return redis;
+}
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  for (const redis of clients) redis.disconnect();
+  await server?.close();
+});
+
+function newRecord(ip: string, scanType: ScanType): ScanRecord {
+  return {
+    id: randomUUID(),
+    ip,
+    scanType,
+    status: 'queued',
+    origin: 'v2',
+    queuedAt: Date.now(),
+    startedAt: null,
+    completedAt: null,
+    expiresAt: null,
+    durationMs: null,
+    chunksComplete: 0,
+    totalChunks: scanType === 'deep' ? 64 : 4,
+    portsOpen: [],
+    portsFiltered: [],
+    ptrRecord: null,
+    failReason: null,
+  };
+}
+
+const deepLimits = (ip: string) => [
+  { key: `deep|${ip}`, rule: { max: 1, windowSeconds: 300 } },
+  { key: 'deep|AS64500', rule: { max: 5, windowSeconds: 3600 } },
+];
+
+describe('RedisScanStarts', () => {
+  it('makes one scan of 20 concurrent starts on two API nodes, charged once', async () => {
+    const nodes = [new RedisScanStarts(connect()), new RedisScanStarts(connect())];
+    const ip = '2001:db8::20';
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => nodes[i % 2]!.start(newRecord(ip, 'deep'), deepLimits(ip))));
+    const started = outcomes.filter((o) => o.kind === 'started');
+    expect(started).toHaveLength(1);
+    const joined = outcomes.filter((o) => o.kind === 'joined');
+    expect(joined).toHaveLength(19);
+    const stored = await new RedisResultStore(connect()).get(ip, 'deep');
+    expect(stored).toMatchObject({ ip, scanType: 'deep', status: 'queued' });
+    expect(new Set(joined.map((o) => (o.kind === 'joined' ? o.scanId : '')))).toEqual(new Set([stored!.id]));
+    expect((await new RedisResultStore(connect()).unfinished()).map((r) => r.id)).toContain(stored!.id);
+  });
+
+  it('refuses a start over a limit without charging the others or recording anything', async () => {
+    const redis = connect();
+    const starts = new RedisScanStarts(redis);
+    const ip = '203.0.113.30';
+    const first = newRecord(ip, 'deep');
+    expect((await starts.start(first, deepLimits(ip))).kind).toBe('started');
+    await starts.finished(first);
+    const asnBefore = await redis.get('selfscan:limit:deep|AS64500');
+
+    const second = newRecord(ip, 'deep');
+    const refused = await starts.start(second, deepLimits(ip));
+    expect(refused.kind).toBe('refused');
+    if (refused.kind !== 'refused') return;
+    expect(refused.decisions.map((d) => d.allowed)).toEqual([false, true]);
+    expect(refused.decisions[0]!.retryAfter).toBeGreaterThanOrEqual(299);
+    expect(await redis.get('selfscan:limit:deep|AS64500')).toBe(asnBefore);
+    expect(await redis.exists(`selfscan:inflight:deep|${ip}`)).toBe(0);
+    expect((await new RedisResultStore(redis).get(ip, 'deep'))!.id).toBe(first.id);
+  });
+
+  it('clears the in-flight mark only for the scan that holds it', async () => {
+    const starts = new RedisScanStarts(connect());
+    const ip = '203.0.113.31';
+    const running = newRecord(ip, 'fast');
+    expect((await starts.start(running, [])).kind).toBe('started');
+    await starts.finished(newRecord(ip, 'fast')); // another, older scan's end
+    expect(await starts.start(newRecord(ip, 'fast'), [])).toEqual({ kind: 'joined', scanId: running.id });
+    await starts.finished(running);
+    expect((await starts.start(newRecord(ip, 'fast'), [])).kind).toBe('started');
+  });
+});
