@@ -1,28 +1,12 @@
 // The shared rate limits on a redis-server of the test's own: all or none,
 // one allowance however many API nodes charge it, Redis's clock, and keys
 // that vanish once their allowance is whole again.
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { RedisRateLimitStore } from '../../src/cluster/redis-rate-limit-store.js';
-import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
+import { redisPerFile } from '../helpers/redis-per-file.js';
 
-let server: RedisServer;
-const clients: Redis[] = [];
-
-function client(): Redis {
-  const redis = new Redis({ path: server.path, lazyConnect: false });
-  clients.push(redis);
-  return redis;
-}
-
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  for (const redis of clients) redis.disconnect();
-  await server?.close();
-});
+const client = redisPerFile();
 
 const NOT_USED = 0; // the caller's clock: Redis's counts
 

@@ -1,57 +1,19 @@
 // Scan records in a redis-server of the test's own: what one node writes
 // another reads, records expire at expiresAt, and what a crash left
 // unfinished can be found.
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
-import type { ScanRecord } from '../../src/model/scan-record.js';
-import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
+import { redisPerFile } from '../helpers/redis-per-file.js';
+import { queuedRecord } from '../helpers/scan-records.js';
 
-let server: RedisServer;
-const clients: Redis[] = [];
-
-function store(): RedisResultStore {
-  const redis = new Redis({ path: server.path });
-  clients.push(redis);
-  return new RedisResultStore(redis);
-}
-
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  for (const redis of clients) redis.disconnect();
-  await server?.close();
-});
-
-function record(ip: string, changes: Partial<ScanRecord> = {}): ScanRecord {
-  return {
-    id: `scan-${ip}`,
-    ip,
-    scanType: 'fast',
-    status: 'queued',
-    origin: 'v1',
-    queuedAt: Date.now(),
-    startedAt: null,
-    completedAt: null,
-    expiresAt: null,
-    durationMs: null,
-    chunksComplete: 0,
-    totalChunks: 4,
-    portsOpen: [],
-    portsFiltered: [],
-    ptrRecord: null,
-    failReason: null,
-    ...changes,
-  };
-}
+const connect = redisPerFile();
+const store = (): RedisResultStore => new RedisResultStore(connect());
 
 describe('RedisResultStore', () => {
   it('gives every node the record another node wrote, by ip and type', async () => {
     const [a, b] = [store(), store()];
-    const written = record('2001:db8::7', {
-      scanType: 'deep',
+    const written = queuedRecord('2001:db8::7', 'deep', {
       status: 'complete',
       portsOpen: [{ port: 22, state: 'open', service: 'ssh', banner: 'SSH-2.0-x' }],
       expiresAt: Date.now() + 60_000,
@@ -63,7 +25,7 @@ describe('RedisResultStore', () => {
 
   it('lets a record expire at its expiresAt', async () => {
     const s = store();
-    await s.put(record('203.0.113.1', { status: 'complete', expiresAt: Date.now() + 200 }));
+    await s.put(queuedRecord('203.0.113.1', 'fast', { status: 'complete', expiresAt: Date.now() + 200 }));
     expect(await s.get('203.0.113.1', 'fast')).not.toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 350));
     expect(await s.get('203.0.113.1', 'fast')).toBeNull();
@@ -71,11 +33,11 @@ describe('RedisResultStore', () => {
 
   it('lists what is still queued or running, and no longer once it is final', async () => {
     const s = store();
-    await s.put(record('203.0.113.2'));
-    await s.put(record('203.0.113.3', { status: 'running', startedAt: Date.now() }));
-    await s.put(record('203.0.113.4', { status: 'failed', failReason: 'interrupted', expiresAt: Date.now() + 60_000 }));
+    await s.put(queuedRecord('203.0.113.2'));
+    await s.put(queuedRecord('203.0.113.3', 'fast', { status: 'running', startedAt: Date.now() }));
+    await s.put(queuedRecord('203.0.113.4', 'fast', { status: 'failed', failReason: 'interrupted', expiresAt: Date.now() + 60_000 }));
     expect((await store().unfinished()).map((r) => r.ip).sort()).toEqual(['203.0.113.2', '203.0.113.3']);
-    await s.put(record('203.0.113.2', { status: 'complete', expiresAt: Date.now() + 60_000 }));
+    await s.put(queuedRecord('203.0.113.2', 'fast', { status: 'complete', expiresAt: Date.now() + 60_000 }));
     expect((await s.unfinished()).map((r) => r.ip)).toEqual(['203.0.113.3']);
   });
 });

@@ -1,54 +1,14 @@
 // Starting scans across API nodes, on a redis-server of the test's own: one
 // scan per (ip, scan type) however many nodes start it at once, the scan
 // limits charged all or none, and nothing recorded for a refused start.
-import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-import type { ScanType } from '../../src/api/scan-type.js';
 import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
 import { RedisScanStarts } from '../../src/cluster/redis-scan-starts.js';
-import type { ScanRecord } from '../../src/model/scan-record.js';
-import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
+import { redisPerFile } from '../helpers/redis-per-file.js';
+import { queuedRecord as newRecord } from '../helpers/scan-records.js';
 
-let server: RedisServer;
-const clients: Redis[] = [];
-
-function connect(): Redis {
-  const redis = new Redis({ path: server.path });
-  clients.push(redis);
-  return redis;
-}
-
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  for (const redis of clients) redis.disconnect();
-  await server?.close();
-});
-
-function newRecord(ip: string, scanType: ScanType): ScanRecord {
-  return {
-    id: randomUUID(),
-    ip,
-    scanType,
-    status: 'queued',
-    origin: 'v2',
-    queuedAt: Date.now(),
-    startedAt: null,
-    completedAt: null,
-    expiresAt: null,
-    durationMs: null,
-    chunksComplete: 0,
-    totalChunks: scanType === 'deep' ? 64 : 4,
-    portsOpen: [],
-    portsFiltered: [],
-    ptrRecord: null,
-    failReason: null,
-  };
-}
+const connect = redisPerFile();
 
 const deepLimits = (ip: string) => [
   { key: `deep|${ip}`, rule: { max: 1, windowSeconds: 300 } },
