@@ -2,7 +2,7 @@
 // when it is queued, as it progresses and when it ends.
 import type { FailReason } from '../api/fail-reason.js';
 import type { Port } from '../api/port.js';
-import type { ScanType } from '../api/scan-type.js';
+import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 
 export type ScanStatus = 'queued' | 'running' | 'complete' | 'incomplete' | 'failed';
 export type FinalStatus = Extract<ScanStatus, 'complete' | 'incomplete' | 'failed'>;
@@ -33,4 +33,26 @@ export interface ScanRecord {
 
 export function isFinal(status: ScanStatus): status is FinalStatus {
   return status === 'complete' || status === 'incomplete' || status === 'failed';
+}
+
+/** The record of a scan of (ip, scanType) just queued, as `id`, at `queuedAt` (Unix ms). */
+export function queuedRecord(id: string, ip: string, scanType: ScanType, origin: ScanOrigin, queuedAt: number): ScanRecord {
+  return {
+    id,
+    ip,
+    scanType,
+    status: 'queued',
+    origin,
+    queuedAt,
+    startedAt: null,
+    completedAt: null,
+    expiresAt: null,
+    durationMs: null,
+    chunksComplete: 0,
+    totalChunks: SCAN_PROFILES[scanType].totalChunks,
+    portsOpen: [],
+    portsFiltered: [],
+    ptrRecord: null,
+    failReason: null,
+  };
 }

@@ -9,9 +9,9 @@ import type { Logger } from 'pino';
 import { ApiError } from '../api/api-error.js';
 import type { ScanQueued } from '../api/scan-queued.js';
 import type { ScanResult } from '../api/scan-result.js';
-import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
+import type { ScanType } from '../api/scan-type.js';
 import type { Clock } from '../model/clock.js';
-import { isFinal, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
+import { isFinal, queuedRecord, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../store/result-store.js';
 import { EtaEstimator } from './eta-estimator.js';
 import { type FinalEntry, FinalResults } from './final-results.js';
@@ -91,7 +91,7 @@ export class ScanService {
       return { scanId: record.id, body, coalesced: true, ...this.subscribe(record, listener) };
     }
 
-    const record = this.newRecord(ip, scanType, origin);
+    const record = queuedRecord(randomUUID(), ip, scanType, origin, this.options.clock.now());
     const scan: LiveScan = { record, accepted: Promise.resolve() };
     live.set(ip, scan); // before any await: concurrent requests join it
     this.liveIds.add(record.id);
@@ -180,27 +180,6 @@ export class ScanService {
   private notifyIfIdle(): void {
     if (this.inFlight > 0) return;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
-  }
-
-  private newRecord(ip: string, scanType: ScanType, origin: ScanOrigin): ScanRecord {
-    return {
-      id: randomUUID(),
-      ip,
-      scanType,
-      status: 'queued',
-      origin,
-      queuedAt: this.options.clock.now(),
-      startedAt: null,
-      completedAt: null,
-      expiresAt: null,
-      durationMs: null,
-      chunksComplete: 0,
-      totalChunks: SCAN_PROFILES[scanType].totalChunks,
-      portsOpen: [],
-      portsFiltered: [],
-      ptrRecord: null,
-      failReason: null,
-    };
   }
 
   private facts(record: ScanRecord): InFlightFacts {

@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
-import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
+import type { ScanType } from '../api/scan-type.js';
 import type { WebhookPayload } from '../api/webhook-payload.js';
 import type { Config } from '../config/config.js';
-import { isFinal, type ScanRecord } from '../model/scan-record.js';
+import { isFinal, queuedRecord, type ScanRecord } from '../model/scan-record.js';
 import { finalBody } from '../scan/result-view.js';
 import type { ResultStore } from '../store/result-store.js';
 import type { Delivery, Outbox } from './outbox.js';
@@ -161,22 +161,5 @@ export class WebhookService {
 
 /** A stand-in record for a scan whose own record no longer exists. */
 function lostScan(delivery: Delivery): ScanRecord {
-  return {
-    id: delivery.scanId,
-    ip: delivery.ip,
-    scanType: delivery.scanType,
-    status: 'failed',
-    origin: 'v1',
-    queuedAt: 0,
-    startedAt: null,
-    completedAt: null,
-    expiresAt: null,
-    durationMs: null,
-    chunksComplete: 0,
-    totalChunks: SCAN_PROFILES[delivery.scanType].totalChunks,
-    portsOpen: [],
-    portsFiltered: [],
-    ptrRecord: null,
-    failReason: 'interrupted',
-  };
+  return { ...queuedRecord(delivery.scanId, delivery.ip, delivery.scanType, 'v1', 0), status: 'failed', failReason: 'interrupted' };
 }
