@@ -34,3 +34,10 @@ export const portList = (description: string) => z.array(Port).meta({ descriptio
 
 /** The scan every shape names: whose address, which type. */
 export const scanIdentity = { ip: IpAddress, scan_type: ScanType };
+
+/** Where it ran: a cluster's scanning region; absent from a single process. */
+export const scanRegion = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,32}$/)
+  .optional()
+  .meta({ description: 'The region whose scanner nodes ran the scan (cluster deployments only; absent from a single process).' });

@@ -4,7 +4,7 @@
 import * as z from 'zod';
 
 import { FailReason } from './fail-reason.js';
-import { chunksComplete, count, etaSeconds, inFlightStatus, portList, queuePosition, scanIdentity, totalChunks } from './scan-fields.js';
+import { chunksComplete, count, etaSeconds, inFlightStatus, portList, queuePosition, scanIdentity, scanRegion, totalChunks } from './scan-fields.js';
 
 /** No scan of this type exists for the address (or its result expired). */
 export const ScanResultNone = z
@@ -39,6 +39,7 @@ const finishedFields = {
   expires_at: z.int().meta({
     description: 'When the result expires (24 hours after completion), Unix seconds. After that GET returns `none`.',
   }),
+  region: scanRegion,
 };
 
 /** A finished scan of the whole port range. */
@@ -71,6 +72,7 @@ export const ScanResultFailed = z
     chunks_complete: chunksComplete,
     total_chunks: totalChunks,
     fail_reason: FailReason,
+    region: scanRegion,
   })
   .meta({ description: 'A scan that did not complete.' });
 export type ScanResultFailed = z.output<typeof ScanResultFailed>;

@@ -21,9 +21,18 @@ export function redisOptions(url: string): RedisOptions {
   };
 }
 
+/** A command Redis does not answer in this time fails (a stalled primary answers as unreachable). */
+const COMMAND_TIMEOUT_MS = 3000;
+
 /** A connection for our own commands and scripts: fails fast while Redis is down. */
 export function commandConnection(url: string): Redis {
-  return new Redis({ ...redisOptions(url), enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (times) => Math.min(times * 100, 1000) });
+  return new Redis({
+    ...redisOptions(url),
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+  });
 }
 
 /** A connection for a BullMQ Queue or Worker (they need maxRetriesPerRequest null). */

@@ -10,3 +10,15 @@ export const inFlightKey = (scanType: ScanType, ip: string): string => `selfscan
 export const UNFINISHED_KEY = 'selfscan:unfinished';
 /** The GCRA state of one rate-limited key. */
 export const limitKey = (key: string): string => `selfscan:limit:${key}`;
+/** A scan in flight: ip, type, region, status, chunks done, the last event's sequence number, ended. */
+export const scanKey = (scanId: string): string => `selfscan:scan:${scanId}`;
+/** What each recorded chunk of a scan found, by chunk index. */
+export const chunksKey = (scanId: string): string => `selfscan:chunks:${scanId}`;
+/** The Pub/Sub channel of every scan's events (scan-event-message.ts). */
+export const EVENTS_CHANNEL = 'selfscan:events';
+/** The scanner nodes of a region, each scored with the time its heartbeat lapses. */
+export const scannersKey = (region: string): string => `selfscan:scanners:${region}`;
+/** Every region a scanner node has announced. */
+export const REGIONS_KEY = 'selfscan:regions';
+/** How long a scan's state and chunks are kept: past any scan's budget, and the result's 24 h (late resumes). */
+export const SCAN_STATE_TTL_MS = 25 * 60 * 60 * 1000;

@@ -6,6 +6,7 @@ import type { RateDecision } from '../limits/gcra.js';
 import type { RateCharge, RateLimitStore } from '../limits/rate-limit-store.js';
 import { decisionsOf, GCRA_SCRIPT } from './gcra-script.js';
 import { limitKey } from './redis-keys.js';
+import { orUnavailable } from './redis-unavailable.js';
 
 export class RedisRateLimitStore implements RateLimitStore {
   constructor(private readonly redis: Redis) {
@@ -17,7 +18,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (charges.length === 0) return [];
     const keys = charges.map(({ key }) => limitKey(key));
     const args = charges.flatMap(({ rule }) => [rule.windowSeconds * 1000, rule.max]);
-    return decisionsOf(charges, await (this.redis as unknown as GcraCommand).selfscanGcra(keys.length, ...keys, ...args));
+    return decisionsOf(charges, await orUnavailable((this.redis as unknown as GcraCommand).selfscanGcra(keys.length, ...keys, ...args)));
   }
 }
 

@@ -83,6 +83,29 @@ export const configSchema = z.strictObject({
     description: 'a `.mmdb` file or an ip-location-db CSV for ASN lookups',
     defaultText: 'bundled data',
   }),
+  redisUrl: setting(z.string().min(1).optional(), {
+    description: 'cluster mode: the Redis primary (`redis://`, `rediss://` or `unix:///path`); unset: one process, no Redis',
+    flag: '--redis',
+    defaultText: 'none',
+  }),
+  role: setting(z.enum(['all', 'api', 'scanner']).default('all'), {
+    description: 'with --redis: `api` (HTTP, never loads the scanner), `scanner` (scans; serves only /healthz) or `all`',
+    flag: '--role',
+  }),
+  region: setting(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,32}(,[A-Za-z0-9_-]{1,32})*$/, 'region names: letters, digits, _ and -, comma-separated')
+      .optional(),
+    {
+      description: 'with --redis: a scanner node scans from this region; an API node sends scans to the first of these regions with a live scanner node',
+      flag: '--region',
+      defaultText: 'scanner: `default`; API: the region with most live scanner nodes',
+    },
+  ),
+  chunkWindow: setting(z.number().int().min(1).max(64).default(4), {
+    description: 'with --redis: chunks of one scan queued or running at once across all scanner nodes',
+  }),
   webhooks: z
     .strictObject({
       retryDelaysSeconds: setting(z.array(z.number().min(0)).default([10, 60, 300, 1800, 7200]), {

@@ -4,16 +4,18 @@ import type { Logger } from 'pino';
 
 import { ApiError } from '../api/api-error.js';
 import type { Admission } from '../limits/admission.js';
-import type { ScanService } from '../scan/scan-service.js';
-import type { WebhookService } from '../webhook/webhook-service.js';
+import type { Scans } from '../scan/scans.js';
+import type { Webhooks } from '../webhook/webhooks.js';
 import { ClientAddressResolver } from './client-address.js';
 import { RouteContext } from './route-context.js';
 import { ROUTES, type Route } from './routes.js';
-import { loadUws, type us_listen_socket } from './uws.js';
+import { registerHealth, type HealthCheck } from './health.js';
+import { listeningApp } from './listening-app.js';
+import { loadUws } from './uws.js';
 
 export interface HttpAppOptions {
-  service: ScanService;
-  webhooks: WebhookService;
+  service: Scans;
+  webhooks: Webhooks;
   admission: Admission;
   /** CIDRs of the proxies in front of the service (X-Forwarded-For). */
   trustProxy: readonly string[];
@@ -22,6 +24,8 @@ export interface HttpAppOptions {
   sseKeepAliveMs: number;
   /** Routes of other interfaces (MCP), by path, served beside HTTP's own. */
   mounted?: Readonly<Record<string, Route>>;
+  /** Answers GET /healthz. */
+  health: HealthCheck;
 }
 
 export interface HttpApp {
@@ -37,6 +41,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const uws = loadUws();
   const app = uws.App();
   const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy) });
+  registerHealth(app, options.health); // first: never rate-limited
   const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted };
   const routes = Object.entries(served);
   for (const [path, route] of routes) route.register(context, path);
@@ -61,20 +66,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   });
 
-  let listenSocket: us_listen_socket | undefined;
-  return {
-    routes: served,
-    listen: (host, port) =>
-      new Promise((resolve, reject) => {
-        app.listen(host, port, (socket) => {
-          if (socket === false) return reject(new Error(`could not listen on ${host}:${port}`));
-          listenSocket = socket;
-          resolve(uws.us_socket_local_port(socket));
-        });
-      }),
-    stopListening: () => {
-      if (listenSocket !== undefined) uws.us_listen_socket_close(listenSocket);
-      listenSocket = undefined;
-    },
-  };
+  return listeningApp(uws, app, served);
 }
+

@@ -10,8 +10,8 @@ import { guardedStart } from '../limits/guarded-start.js';
 import { rateLimitHeaders } from '../limits/refusal.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanListener } from '../scan/scan-events.js';
-import type { ScanService, StartResult } from '../scan/scan-service.js';
-import type { WebhookService } from '../webhook/webhook-service.js';
+import type { Scans, StartResult } from '../scan/scans.js';
+import type { Webhooks } from '../webhook/webhooks.js';
 import { type ClientAddressResolver, peerAddress } from './client-address.js';
 import { Exchange, type Headers } from './exchange.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
@@ -19,8 +19,8 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 export interface RouteContextOptions {
   app: TemplatedApp;
-  service: ScanService;
-  webhooks: WebhookService;
+  service: Scans;
+  webhooks: Webhooks;
   admission: Admission;
   clientAddress: ClientAddressResolver;
   logger: Logger;
@@ -46,8 +46,8 @@ interface RequestFacts {
 
 export class RouteContext {
   readonly app: TemplatedApp;
-  readonly service: ScanService;
-  readonly webhooks: WebhookService;
+  readonly service: Scans;
+  readonly webhooks: Webhooks;
   readonly sseKeepAliveMs: number;
   private readonly log: Logger;
   private readonly requestLog: RequestLog;

@@ -1,32 +1,66 @@
 // v2, streaming: GET /v2/{fast,deep} starts a scan of the caller unless one
 // is in flight, and streams its events as Server-Sent Events. A refused
-// start answers the JSON error instead of a stream.
+// start answers the JSON error instead of a stream. A reconnect carrying
+// Last-Event-ID resumes the scan it watched: its state now, then newer
+// events, or the end it missed; it starts nothing while either exists.
+import { isFinal } from '../model/scan-record.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { StreamEvent } from '../scan/scan-events.js';
+import type { Watch } from '../scan/scans.js';
 import type { RouteContext } from './route-context.js';
 import { SseStream } from './sse-stream.js';
+import type { Exchange, Headers } from './exchange.js';
+
+/** A Last-Event-ID header as the event id it names; null when absent or not one of ours. */
+function lastEventIdOf(header: string): number | null {
+  return /^\d{1,15}$/.test(header) ? Number(header) : null;
+}
 
 /** GET `path` starts or joins a `scanType` scan of the caller and streams it. */
 export function registerV2(context: RouteContext, path: string, scanType: ScanType): void {
   const { app } = context;
 
   app.get(path, (res, req) => {
+    const lastEventId = lastEventIdOf(req.getHeader('last-event-id')); // readable only now, before any await
     context.handle(res, req, 'GET', path, async (exchange, ip, headers) => {
       // Events that arrive before the stream is open wait here.
       const early: StreamEvent[] = [];
       let stream: SseStream | undefined;
-      const started = await context.startScan(ip, scanType, 'v2', (event) => (stream ? stream.send(event) : early.push(event)));
-      if (exchange.aborted) {
-        started.unsubscribe();
-        return 'aborted';
-      }
-      return new Promise<string>((resolve) => {
-        stream = new SseStream(exchange, headers, context.sseKeepAliveMs, () => {
-          started.unsubscribe();
-          resolve(exchange.aborted ? 'aborted' : '200');
-        });
-        for (const event of [...started.initial, ...early.splice(0)]) stream.send(event);
-      });
+      const listener = (event: StreamEvent): void => void (stream ? stream.send(event) : early.push(event));
+      const watch = (lastEventId !== null && (await resume(context, ip, scanType, lastEventId, listener))) || (await context.startScan(ip, scanType, 'v2', listener));
+      return streamEvents(context, exchange, headers, watch, early, (opened) => (stream = opened));
     });
+  });
+}
+
+/** The scan a reconnecting stream watched: still in flight, or its end from the kept result; null: start anew. */
+async function resume(context: RouteContext, ip: string, scanType: ScanType, lastEventId: number, listener: (event: StreamEvent) => void): Promise<Watch | null> {
+  const watching = await context.service.watch(ip, scanType, listener, lastEventId);
+  if (watching !== null) return watching;
+  const result = await context.service.result(ip, scanType);
+  if (result.status === 'none' || !isFinal(result.status)) return null;
+  const name = result.status === 'failed' ? 'scan:failed' : 'scan:complete';
+  return { initial: [{ name, id: lastEventId + 1, data: result, terminal: true }], unsubscribe: () => {} };
+}
+
+function streamEvents(
+  context: RouteContext,
+  exchange: Exchange,
+  headers: Headers,
+  watch: Watch,
+  early: StreamEvent[],
+  opened: (stream: SseStream) => void,
+): string | Promise<string> {
+  if (exchange.aborted) {
+    watch.unsubscribe();
+    return 'aborted';
+  }
+  return new Promise<string>((resolve) => {
+    const stream = new SseStream(exchange, headers, context.sseKeepAliveMs, () => {
+      watch.unsubscribe();
+      resolve(exchange.aborted ? 'aborted' : '200');
+    });
+    opened(stream);
+    for (const event of [...watch.initial, ...early.splice(0)]) stream.send(event);
   });
 }

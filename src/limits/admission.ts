@@ -12,6 +12,7 @@ import { type AsnLookup, rateLimitBucket } from './asn-lookup.js';
 import type { RateDecision, RateRule } from './gcra.js';
 import type { RateCharge, RateLimitStore } from './rate-limit-store.js';
 import { Refusal } from './refusal.js';
+import type { ScanAdmit } from './scan-admit.js';
 import { refuseTarget } from './target-policy.js';
 
 export interface AdmissionOptions {
@@ -63,9 +64,9 @@ export class Admission {
     }
   }
 
-  /** Charges a new scan to the scan limits; throws a Refusal when one is exhausted. */
-  async chargeScan(ip: string, scanType: ScanType, origin: ScanOrigin): Promise<void> {
-    const { limits } = this.options;
+  /** The scan limits a new scan of `ip` is charged, and how their decisions are judged. */
+  admitScan(ip: string, scanType: ScanType, origin: ScanOrigin): ScanAdmit {
+    const { limits, store, clock } = this.options;
     const asn = this.options.asn.asnOf(ip);
     const bucket = rateLimitBucket(ip, asn);
     const named: [string, RateCharge][] =
@@ -76,19 +77,19 @@ export class Admission {
             ['deepPerAsn', { key: `deep|${bucket}`, rule: limits.deepPerAsn }],
           ];
     const charged = named.filter(([, charge]) => active(charge.rule));
-    const decisions = await this.options.store.charge(
-      charged.map(([, charge]) => charge),
-      this.options.clock.now(),
-    );
-    const refused = decisions.findIndex((d) => !d.allowed);
-    if (refused >= 0) {
-      const [name, { rule }] = charged[refused]!;
-      const decision = decisions[refused]!;
-      const scope = name.endsWith('Asn') ? bucket : ip;
-      const reason = `${scanType} scans are limited to ${rule.max} per ${rule.windowSeconds} s for ${scope}; retry in ${decision.retryAfter} s`;
-      this.refuse(new Refusal('rate_limited', reason, decision), ip, scanType, origin, { asn, limit: name });
-    }
-    this.log.info({ event: 'scan_admitted', ip, asn, bucket, scanType, origin }, 'scan admitted');
+    const judge = (decisions: readonly RateDecision[]): void => {
+      const refused = decisions.findIndex((d) => !d.allowed);
+      if (refused >= 0) {
+        const [name, { rule }] = charged[refused]!;
+        const decision = decisions[refused]!;
+        const scope = name.endsWith('Asn') ? bucket : ip;
+        const reason = `${scanType} scans are limited to ${rule.max} per ${rule.windowSeconds} s for ${scope}; retry in ${decision.retryAfter} s`;
+        this.refuse(new Refusal('rate_limited', reason, decision), ip, scanType, origin, { asn, limit: name });
+      }
+      this.log.info({ event: 'scan_admitted', ip, asn, bucket, scanType, origin }, 'scan admitted');
+    };
+    const charges = charged.map(([, charge]) => charge);
+    return { charges, judge, charge: async () => judge(await store.charge(charges, clock.now())) };
   }
 
   private refuse(refusal: Refusal, ip: string, scanType: ScanType, origin: ScanOrigin, extra: object = {}): never {

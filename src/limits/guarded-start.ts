@@ -4,17 +4,17 @@
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanListener } from '../scan/scan-events.js';
-import type { ScanService, StartResult } from '../scan/scan-service.js';
+import type { Scans, StartResult } from '../scan/scans.js';
 import type { Admission } from './admission.js';
 
 export function guardedStart(
   admission: Admission,
-  service: ScanService,
+  scans: Scans,
   ip: string,
   scanType: ScanType,
   origin: ScanOrigin,
   listener?: ScanListener,
 ): Promise<StartResult> {
   admission.checkTarget(ip, scanType, origin);
-  return service.start(ip, scanType, origin, listener, () => admission.chargeScan(ip, scanType, origin));
+  return scans.start(ip, scanType, origin, listener, admission.admitScan(ip, scanType, origin));
 }

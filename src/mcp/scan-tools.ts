@@ -121,7 +121,7 @@ async function followScan(context: RouteContext, ip: string, scanType: ScanType,
 
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const watching = context.service.watch(ip, scanType, (event) => {
+  const watching = await context.service.watch(ip, scanType, (event) => {
     onEvent(event);
     if (event.terminal) stop();
   });

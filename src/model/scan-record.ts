@@ -29,6 +29,8 @@ export interface ScanRecord {
   portsFiltered: Port[];
   ptrRecord: string | null;
   failReason: FailReason | null;
+  /** The cluster region whose scanner nodes run it; absent in a single process. */
+  region?: string;
 }
 
 export function isFinal(status: ScanStatus): status is FinalStatus {

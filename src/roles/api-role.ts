@@ -1,31 +1,26 @@
 // The API role: the interfaces callers use (REST, SSE, MCP, webhooks) and
-// the abuse controls in front of them, over a scan service. It never loads
-// the native scanner, so an API-only process can run where scans do not.
+// the abuse controls in front of them, over scans run elsewhere (this
+// process's scanner role or a cluster's scanner nodes). It never loads the
+// native scanner, so an API-only process can run where scans do not.
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
 import { createHttpApp, type HttpApp } from '../http/app.js';
+import type { HealthCheck } from '../http/health.js';
 import { Admission } from '../limits/admission.js';
 import { openAsnLookup } from '../limits/open-asn-lookup.js';
 import { OptOutList } from '../limits/opt-out-list.js';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import { mcpRoute } from '../mcp/mcp-endpoint.js';
 import type { Clock } from '../model/clock.js';
-import type { ScanEvents } from '../scan/scan-events.js';
-import type { ScanService } from '../scan/scan-service.js';
-import type { ResultStore } from '../store/result-store.js';
-import { VERSION } from '../version.js';
-import type { Outbox } from '../webhook/outbox.js';
-import type { SigningKey } from '../webhook/signing-key.js';
-import { WebhookService } from '../webhook/webhook-service.js';
+import type { Scans } from '../scan/scans.js';
+import type { Webhooks } from '../webhook/webhooks.js';
 
 export interface ApiRoleDependencies {
-  service: ScanService;
-  events: ScanEvents;
-  store: ResultStore;
+  scans: Scans;
+  webhooks: Webhooks;
   rateLimits: RateLimitStore;
-  outbox: Outbox;
-  signingKey: SigningKey;
+  health: HealthCheck;
   clock: Clock;
   logger: Logger;
 }
@@ -34,12 +29,12 @@ export interface ApiRole {
   http: HttpApp;
   /** Where ASN data came from, for the start-up log line. */
   asnSource: string;
-  /** Stops webhook sending and the opt-out watcher (after the HTTP side stopped). */
-  close(): Promise<void>;
+  /** Stops the opt-out watcher (after the HTTP side stopped). */
+  close(): void;
 }
 
 export async function openApiRole(config: Config, deps: ApiRoleDependencies): Promise<ApiRole> {
-  const { service, events, logger } = deps;
+  const { logger } = deps;
   const asn = await openAsnLookup({ asnDatabase: config.asnDatabase, dataDir: config.dataDir });
   const optOut = await OptOutList.open(config.optOutFile, (reload) =>
     logger.info({ event: 'optout_loaded', file: config.optOutFile, ...reload }, 'opt-out list loaded'),
@@ -53,34 +48,15 @@ export async function openApiRole(config: Config, deps: ApiRoleDependencies): Pr
     clock: deps.clock,
     logger,
   });
-  const webhooks = await WebhookService.open({
-    outbox: deps.outbox,
-    key: deps.signingKey,
-    config: config.webhooks,
-    allowPrivateCallbacks: config.allowPrivateCallbacks,
-    store: deps.store,
-    isLive: (scanId) => service.isLive(scanId),
-    userAgent: `selfscan/${VERSION}`,
-    logger,
-  });
-  events.onEnded(({ record }) => {
-    webhooks.scanFinished(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not queue webhooks'));
-  });
   const http = createHttpApp({
-    service,
-    webhooks,
+    service: deps.scans,
+    webhooks: deps.webhooks,
     admission,
     trustProxy: config.trustProxy,
     logger,
     sseKeepAliveMs: config.sseKeepAliveSeconds * 1000,
     mounted: { '/mcp': mcpRoute },
+    health: deps.health,
   });
-  return {
-    http,
-    asnSource: asn.source,
-    close: async () => {
-      await webhooks.close();
-      optOut.close();
-    },
-  };
+  return { http, asnSource: asn.source, close: () => optOut.close() };
 }

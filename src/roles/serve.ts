@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
+import type { HealthCheck } from '../http/health.js';
 import type { Route } from '../http/routes.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../limits/rate-limit-store.js';
 import { type Clock, systemClock } from '../model/clock.js';
@@ -18,6 +19,8 @@ import { openLmdbStore } from '../store/lmdb-store.js';
 import type { ResultStore } from '../store/result-store.js';
 import { LmdbOutbox } from '../webhook/lmdb-outbox.js';
 import { SigningKey } from '../webhook/signing-key.js';
+import { VERSION } from '../version.js';
+import { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
 
 /** What `startServer` makes itself unless given. */
@@ -33,7 +36,8 @@ export interface ServeDependencies {
 
 export interface RunningServer {
   port: number;
-  service: ScanService;
+  /** The scans of a single process; null on a cluster node. */
+  service: ScanService | null;
   /** Every route the HTTP app serves, by path. */
   routes: Readonly<Record<string, Route>>;
   /** Stops listening, lets scans in flight end (see drainSeconds), closes the store. */
@@ -46,6 +50,7 @@ const SOCKETS_PER_SCAN = { fast: 32, deep: 512 };
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export async function startServer(config: Config, logger: Logger, deps: ServeDependencies = {}): Promise<RunningServer> {
+  if (config.redisUrl !== undefined) return (await import('./cluster-serve.js')).startClusterServer(config, logger, deps);
   const clock = deps.clock ?? systemClock;
   const scanner = deps.scanner ?? (await import('../native/scanner.js')).createScanner();
   const { budget } = scanner.stats();
@@ -65,16 +70,21 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
     budgetMs: { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 },
     lookupPtr: createPtrLookup(config.dns),
   });
-  const api = await openApiRole(config, {
-    service: scans.service,
-    events: scans.events,
-    store,
-    rateLimits: deps.rateLimits ?? new MemoryRateLimitStore(),
+  const webhooks = await WebhookService.open({
     outbox: await LmdbOutbox.open(config.dataDir),
-    signingKey: await SigningKey.open(config.dataDir),
-    clock,
+    key: await SigningKey.open(config.dataDir),
+    config: config.webhooks,
+    allowPrivateCallbacks: config.allowPrivateCallbacks,
+    store,
+    isLive: (scanId) => scans.service.isLive(scanId),
+    userAgent: `selfscan/${VERSION}`,
     logger,
   });
+  scans.events.onEnded(({ record }) => {
+    webhooks.scanFinished(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not queue webhooks'));
+  });
+  const health: HealthCheck = async () => ({ ok: true, role: 'all', region: null, redis: null, jobsInHand: scans.service.inFlight });
+  const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits: deps.rateLimits ?? new MemoryRateLimitStore(), health, clock, logger });
   const port = await api.http.listen(config.host, config.port);
   logger.info(
     {
@@ -99,7 +109,8 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
         api.http.stopListening();
         await scans.drain(config.drainSeconds * 1000);
         stopSweep();
-        await api.close();
+        api.close();
+        await webhooks.close();
         await store.close();
         logger.info({ event: 'stopped' }, 'selfscan stopped');
       })()),

@@ -75,12 +75,13 @@ function findings(record: ScanRecord) {
 /** The body of a scan that ended: complete, incomplete or failed. */
 export function finalBody(record: ScanRecord): ScanResultFinal {
   const { ip, scanType: scan_type, chunksComplete: chunks_complete, totalChunks: total_chunks } = record;
+  const where = record.region === undefined ? {} : { region: record.region };
   switch (record.status) {
     case 'failed':
-      return { ip, scan_type, status: 'failed', chunks_complete, total_chunks, fail_reason: record.failReason ?? 'scanner_error' };
+      return { ip, scan_type, status: 'failed', chunks_complete, total_chunks, fail_reason: record.failReason ?? 'scanner_error', ...where };
     case 'incomplete':
-      return { ip, scan_type, status: 'incomplete', ...findings(record), partial: true, chunks_complete, total_chunks };
+      return { ip, scan_type, status: 'incomplete', ...findings(record), partial: true, chunks_complete, total_chunks, ...where };
     default:
-      return { ip, scan_type, status: 'complete', ...findings(record) };
+      return { ip, scan_type, status: 'complete', ...findings(record), ...where };
   }
 }

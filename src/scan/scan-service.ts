@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 
 import { ApiError } from '../api/api-error.js';
-import type { ScanQueued } from '../api/scan-queued.js';
 import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
+import type { ScanAdmit } from '../limits/scan-admit.js';
 import type { Clock } from '../model/clock.js';
 import { isFinal, queuedRecord, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../store/result-store.js';
@@ -17,8 +17,9 @@ import { EtaEstimator } from './eta-estimator.js';
 import { type FinalEntry, FinalResults } from './final-results.js';
 import type { RecordWriter } from './record-writer.js';
 import { finalBody, type InFlightFacts, inFlightBody, noneBody, progressBody, scanQueuedBody } from './result-view.js';
-import type { EndedScan, InitialEvent, ScanEvents, ScanListener, Subscription } from './scan-events.js';
+import type { EndedScan, InitialEvent, ScanEvents, ScanListener } from './scan-events.js';
 import type { ScanQueue } from './scan-queue.js';
+import type { Scans, StartResult, Watch } from './scans.js';
 
 export interface ScanServiceOptions {
   store: ResultStore;
@@ -36,28 +37,15 @@ export class ShuttingDownError extends ApiError {
   }
 }
 
-export interface StartResult {
-  /** The scan started or joined. */
-  scanId: string;
-  /** The POST response body. */
-  body: ScanQueued;
-  /** True when the request joined a scan already in flight. */
-  coalesced: boolean;
-  /** The events a new watcher needs first: scan:queued, then scan:progress if it runs. */
-  initial: Subscription['initial'];
-  /** Stops the listener given to start(); a no-op without one. */
-  unsubscribe: () => void;
-}
-
 interface LiveScan {
   record: ScanRecord;
   /** Settles when the scan is admitted and recorded; rejects if refused. */
   accepted: Promise<void>;
 }
 
-const UNWATCHED: Pick<StartResult, 'initial' | 'unsubscribe'> = Object.freeze({ initial: [], unsubscribe: () => {} });
+const UNWATCHED: Watch = Object.freeze({ initial: [], unsubscribe: () => {} });
 
-export class ScanService {
+export class ScanService implements Scans {
   // Keyed by type, then ip: a GET finds its scan without building a key.
   private readonly live: Record<ScanType, Map<string, LiveScan>> = { fast: new Map(), deep: new Map() };
   private readonly liveIds = new Set<string>();
@@ -72,14 +60,8 @@ export class ScanService {
     options.events.onEnded((ended) => this.ended(ended));
   }
 
-  /**
-   * Starts a scan of `ip`, or joins the one in flight for (ip, scanType).
-   * `admit` runs only when a new scan would start (joining one costs no
-   * quota); if it throws, nothing starts and the error is thrown here, and
-   * to any request that joined meanwhile. Resolves once a new scan is
-   * durably recorded. `listener` receives the scan's events after `initial`.
-   */
-  async start(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener, admit?: () => Promise<void>): Promise<StartResult> {
+  /** Scans.start; a refusal of `admit` is also thrown to any request that joined meanwhile. */
+  async start(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener, admit?: ScanAdmit): Promise<StartResult> {
     if (!this.accepting) throw new ShuttingDownError();
     const live = this.live[scanType];
     const existing = live.get(ip);
@@ -96,7 +78,7 @@ export class ScanService {
     live.set(ip, scan); // before any await: concurrent requests join it
     this.liveIds.add(record.id);
     scan.accepted = (async () => {
-      await admit?.();
+      await admit?.charge();
       await this.options.writer.write(record);
     })();
     try {
@@ -113,16 +95,16 @@ export class ScanService {
     return { scanId: record.id, body, coalesced: false, ...this.subscribe(record, listener) };
   }
 
-  /** Attaches to the scan in flight for (ip, scanType); null when there is none. */
-  watch(ip: string, scanType: ScanType, listener: ScanListener): Pick<StartResult, 'initial' | 'unsubscribe'> | null {
+  async watch(ip: string, scanType: ScanType, listener: ScanListener, afterId?: number): Promise<Watch | null> {
     const scan = this.live[scanType].get(ip);
-    return scan === undefined ? null : this.subscribe(scan.record, listener);
+    if (scan === undefined) return null;
+    if (afterId === undefined) return this.subscribe(scan.record, listener);
+    // Ids keep growing for the whole scan, so the stamped snapshot is newer than any id sent.
+    const initial: InitialEvent[] = scan.record.status === 'running' ? [{ name: 'scan:progress', data: progressBody(scan.record) }] : [];
+    return this.options.events.subscribe(scan.record.id, listener, initial);
   }
 
-  /**
-   * The GET body for (ip, scanType): in flight, finished, or `none`. A
-   * finished body is the same object on every call until it changes.
-   */
+  /** Scans.result; a finished body is the same object on every call until it changes. */
   async result(ip: string, scanType: ScanType): Promise<ScanResult> {
     const known = this.resultInMemory(ip, scanType);
     if (known !== undefined) return known;
@@ -131,7 +113,6 @@ export class ScanService {
     return this.finalOrNone(this.finals.remember({ record, body: finalBody(record) }), ip, scanType);
   }
 
-  /** result() when it can be answered without the store; undefined when it cannot. */
   resultInMemory(ip: string, scanType: ScanType): ScanResult | undefined {
     const scan = this.live[scanType].get(ip);
     if (scan !== undefined) return inFlightBody(scan.record, this.facts(scan.record));
@@ -194,7 +175,7 @@ export class ScanService {
     return { queuePosition: 0, etaSeconds: this.eta.etaSeconds(scanType, 0, concurrency, elapsed) };
   }
 
-  private subscribe(record: ScanRecord, listener?: ScanListener): Pick<StartResult, 'initial' | 'unsubscribe'> {
+  private subscribe(record: ScanRecord, listener?: ScanListener): Watch {
     if (listener === undefined) return UNWATCHED;
     const initial: InitialEvent[] = [{ name: 'scan:queued', data: inFlightBody(record, this.facts(record)) }];
     if (record.status === 'running') initial.push({ name: 'scan:progress', data: progressBody(record) });

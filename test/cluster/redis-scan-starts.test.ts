@@ -4,11 +4,20 @@
 import { describe, expect, it } from 'vitest';
 
 import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
+import { RedisScanProgress } from '../../src/cluster/redis-scan-progress.js';
 import { RedisScanStarts } from '../../src/cluster/redis-scan-starts.js';
+import type { ScanRecord } from '../../src/model/scan-record.js';
+import { finalBody } from '../../src/scan/result-view.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 import { queuedRecord as newRecord } from '../helpers/scan-records.js';
 
 const connect = redisPerFile();
+
+/** Ends `record`'s scan as every API node would: the final record stored, the in-flight mark cleared. */
+async function end(record: ScanRecord): Promise<void> {
+  const final: ScanRecord = { ...record, status: 'complete', completedAt: Date.now(), expiresAt: Date.now() + 60_000 };
+  await new RedisScanProgress(connect()).end(final, finalBody(final));
+}
 
 const deepLimits = (ip: string) => [
   { key: `deep|${ip}`, rule: { max: 1, windowSeconds: 300 } },
@@ -36,7 +45,7 @@ describe('RedisScanStarts', () => {
     const ip = '203.0.113.30';
     const first = newRecord(ip, 'deep');
     expect((await starts.start(first, deepLimits(ip))).kind).toBe('started');
-    await starts.finished(first);
+    await end(first);
     const asnBefore = await redis.get('selfscan:limit:deep|AS64500');
 
     const second = newRecord(ip, 'deep');
@@ -55,9 +64,10 @@ describe('RedisScanStarts', () => {
     const ip = '203.0.113.31';
     const running = newRecord(ip, 'fast');
     expect((await starts.start(running, [])).kind).toBe('started');
-    await starts.finished(newRecord(ip, 'fast')); // another, older scan's end
+    await end(newRecord(ip, 'fast')); // another, older scan's end
     expect(await starts.start(newRecord(ip, 'fast'), [])).toEqual({ kind: 'joined', scanId: running.id });
-    await starts.finished(running);
+    expect((await new RedisResultStore(connect()).get(ip, 'fast'))).toMatchObject({ id: running.id, status: 'queued' });
+    await end(running);
     expect((await starts.start(newRecord(ip, 'fast'), [])).kind).toBe('started');
   });
 });

@@ -1,0 +1,85 @@
+// A scan's chunks as BullMQ jobs in its region's queue. At most `window`
+// chunks of one scan are queued or running at once across the cluster:
+// the first ones are queued when the scan starts, and each recorded chunk
+// queues the one `window` places after it, carrying the timing it learned
+// of the target. Job ids never contain the IP (`:` and IPv6 break them)
+// and are fixed per chunk, so queueing one twice is a no-op.
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+import type { ScanType } from '../api/scan-type.js';
+import type { ScanRecord } from '../model/scan-record.js';
+import type { LearnedTiming } from '../native/scan-request.js';
+import { QUEUE_PREFIX } from './redis-connection.js';
+
+export interface ChunkJob {
+  scanId: string;
+  ip: string;
+  scanType: ScanType;
+  index: number;
+  /** Chunks of the scan in flight at once. */
+  window: number;
+  /** When the scan's time budget runs out (Unix ms). */
+  deadline: number;
+  /** What the chunk before it learned of the target, if any. */
+  timing?: LearnedTiming;
+}
+
+export interface FinishJob {
+  scanId: string;
+  ip: string;
+  scanType: ScanType;
+}
+
+export const chunkQueueName = (region: string): string => `chunks-${region}`;
+export const FINISH_QUEUE = 'finish';
+const chunkJobId = (scanId: string, index: number): string => `${scanId}-${index}`;
+const finishJobId = (scanId: string): string => `finish-${scanId}`;
+
+/** Attempts of a chunk whose scan failed (not a stall: a stalled chunk is always run again). */
+export const CHUNK_ATTEMPTS = 3;
+/** Finished jobs are kept this long, so their ids still dedupe a second queueing. */
+const KEEP = { age: 24 * 60 * 60 };
+
+export class ChunkDispatch {
+  private readonly queues = new Map<string, Queue>();
+  private readonly finishQueue: Queue;
+
+  constructor(private readonly connection: () => Redis) {
+    this.finishQueue = new Queue(FINISH_QUEUE, { connection: connection(), prefix: QUEUE_PREFIX });
+  }
+
+  /** Queues the first `window` chunks of a scan just started. */
+  async first(record: ScanRecord & { region: string }, window: number, deadline: number): Promise<void> {
+    const count = Math.min(window, record.totalChunks);
+    const jobs = Array.from({ length: count }, (_, index) => ({ scanId: record.id, ip: record.ip, scanType: record.scanType, index, window, deadline }));
+    await this.queue(record.region).addBulk(jobs.map((data) => ({ name: 'chunk', data, opts: this.chunkOptions(data) })));
+  }
+
+  /** Queues the chunk `window` places after `done`, if the scan has one, with the timing `done` learned. */
+  async next(region: string, done: ChunkJob, totalChunks: number, timing: LearnedTiming | undefined): Promise<void> {
+    const index = done.index + done.window;
+    if (index >= totalChunks) return;
+    const data: ChunkJob = { ...done, index, ...(timing === undefined ? {} : { timing }) };
+    await this.queue(region).add('chunk', data, this.chunkOptions(data));
+  }
+
+  /** Asks an API node to finish the scan (once, however often asked). */
+  async finish(job: FinishJob): Promise<void> {
+    await this.finishQueue.add('finish', job, { jobId: finishJobId(job.scanId), attempts: 1000, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: KEEP, removeOnFail: KEEP });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values(), this.finishQueue].map((queue) => queue.close()));
+  }
+
+  private queue(region: string): Queue {
+    let queue = this.queues.get(region);
+    if (queue === undefined) this.queues.set(region, (queue = new Queue(chunkQueueName(region), { connection: this.connection(), prefix: QUEUE_PREFIX })));
+    return queue;
+  }
+
+  private chunkOptions(data: ChunkJob) {
+    return { jobId: chunkJobId(data.scanId, data.index), attempts: CHUNK_ATTEMPTS, backoff: { type: 'fixed', delay: 500 }, removeOnComplete: KEEP, removeOnFail: KEEP };
+  }
+}

@@ -1,0 +1,161 @@
+// The scans this API node streams to watchers (SSE, MCP progress): one
+// subscription to the events channel for the node, and per watched scan its
+// state rebuilt from a snapshot plus the events newer than it. A watcher is
+// registered before the snapshot is read, so an event is either in the
+// snapshot or delivered after it; the sequence number tells which.
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+import type { ScanType } from '../api/scan-type.js';
+import type { ScanRecord } from '../model/scan-record.js';
+import { finalBody, progressBody } from '../scan/result-view.js';
+import type { ScanListener, StreamEvent } from '../scan/scan-events.js';
+import type { Watch } from '../scan/scans.js';
+import { EVENTS_CHANNEL } from './redis-keys.js';
+import { applyChunks, type RedisScanProgress } from './redis-scan-progress.js';
+import { parseScanEventMessage, type ScanEventMessage } from './scan-event-message.js';
+
+interface WatchedScan {
+  ip: string;
+  scanType: ScanType;
+  /** Null until the snapshot is read. */
+  record: ScanRecord | null;
+  seq: number;
+  listeners: Set<ScanListener>;
+  /** Events that came while the snapshot was being read. */
+  early: ScanEventMessage[];
+  loaded: Promise<boolean>;
+}
+
+/** What a new watcher is sent first. */
+export type FirstEvents = (record: ScanRecord, seq: number) => StreamEvent[];
+
+export class ClusterWatchers {
+  private readonly watched = new Map<string, WatchedScan>();
+
+  private constructor(
+    private readonly subscriber: Redis,
+    private readonly progress: RedisScanProgress,
+    private readonly log: Logger,
+  ) {}
+
+  /** Subscribes `subscriber` (a connection of its own) to the events channel. */
+  static async open(subscriber: Redis, progress: RedisScanProgress, logger: Logger): Promise<ClusterWatchers> {
+    const watchers = new ClusterWatchers(subscriber, progress, logger);
+    subscriber.on('message', (_channel: string, text: string) => watchers.deliver(text));
+    // Events published while the connection was down are lost: read the state again.
+    let connectedBefore = false;
+    subscriber.on('ready', () => {
+      if (connectedBefore) watchers.resync();
+      connectedBefore = true;
+    });
+    await subscriber.subscribe(EVENTS_CHANNEL);
+    return watchers;
+  }
+
+  /** Watched scans (for /healthz). */
+  get size(): number {
+    return this.watched.size;
+  }
+
+  /**
+   * Attaches `listener` to scan `scanId` of (ip, scanType); null when the
+   * scan has ended or is unknown. `first` picks the events it gets first.
+   */
+  async watch(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents): Promise<Watch | null> {
+    let scan = this.watched.get(scanId);
+    if (scan === undefined) {
+      const created: WatchedScan = { ip, scanType, record: null, seq: 0, listeners: new Set(), early: [], loaded: Promise.resolve(false) };
+      created.loaded = this.load(scanId, created);
+      this.watched.set(scanId, (scan = created));
+    }
+    scan.listeners.add(listener); // before the await: no event can fall between snapshot and listener
+    const unsubscribe = (): void => {
+      scan.listeners.delete(listener);
+      if (scan.listeners.size === 0 && this.watched.get(scanId) === scan) this.watched.delete(scanId);
+    };
+    if (!(await scan.loaded) || scan.record === null) {
+      unsubscribe();
+      return null;
+    }
+    return { initial: first(scan.record, scan.seq), unsubscribe };
+  }
+
+  /** Closes the subscription (its connection stays the caller's). */
+  async close(): Promise<void> {
+    this.watched.clear();
+    await this.subscriber.unsubscribe(EVENTS_CHANNEL).catch(() => {});
+  }
+
+  private async load(scanId: string, scan: WatchedScan): Promise<boolean> {
+    const snapshot = await this.progress.snapshot(scanId, scan.ip, scan.scanType);
+    if (snapshot === null || snapshot.ended) {
+      if (this.watched.get(scanId) === scan) this.watched.delete(scanId);
+      return false;
+    }
+    scan.record = snapshot.record;
+    scan.seq = snapshot.seq;
+    for (const message of scan.early.splice(0)) this.apply(scanId, scan, message);
+    return true;
+  }
+
+  private deliver(text: string): void {
+    let message: ScanEventMessage;
+    try {
+      message = parseScanEventMessage(text);
+    } catch (error) {
+      return this.log.error({ err: error }, 'unreadable scan event');
+    }
+    const scan = this.watched.get(message.scanId);
+    if (scan === undefined) return;
+    if (scan.record === null) scan.early.push(message);
+    else this.apply(message.scanId, scan, message);
+  }
+
+  private apply(scanId: string, scan: WatchedScan, message: ScanEventMessage): void {
+    const record = scan.record!;
+    if (message.seq <= scan.seq) return; // in the snapshot already
+    scan.seq = message.seq;
+    let event: StreamEvent;
+    if (message.kind === 'end') {
+      this.watched.delete(scanId);
+      const name = message.body.status === 'failed' ? 'scan:failed' : 'scan:complete';
+      event = { name, id: message.seq, data: message.body, terminal: true };
+    } else {
+      if (message.kind === 'running') {
+        record.status = 'running';
+        record.startedAt = message.startedAt;
+      } else applyChunks(record, [message.chunk]);
+      event = { name: 'scan:progress', id: message.seq, data: progressBody(record), terminal: false };
+    }
+    this.send(scanId, scan, event);
+  }
+
+  private send(scanId: string, scan: WatchedScan, event: StreamEvent): void {
+    for (const listener of [...scan.listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.log.error({ err: error, scanId }, 'scan listener threw');
+      }
+    }
+  }
+
+  /** After a reconnect: each watched scan's state read anew, its newer state sent as one event. */
+  private resync(): void {
+    for (const [scanId, scan] of this.watched) {
+      if (scan.record === null) continue;
+      this.progress.snapshot(scanId, scan.ip, scan.scanType).then(
+        (snapshot) => {
+          if (snapshot === null || snapshot.seq <= scan.seq || this.watched.get(scanId) !== scan) return;
+          scan.record = snapshot.record;
+          scan.seq = snapshot.seq;
+          if (!snapshot.ended) return this.send(scanId, scan, { name: 'scan:progress', id: snapshot.seq, data: progressBody(snapshot.record), terminal: false });
+          this.watched.delete(scanId);
+          this.send(scanId, scan, { name: snapshot.record.status === 'failed' ? 'scan:failed' : 'scan:complete', id: snapshot.seq, data: finalBody(snapshot.record), terminal: true });
+        },
+        (error: unknown) => this.log.warn({ err: error, scanId }, 'could not read scan state after reconnecting'),
+      );
+    }
+  }
+}

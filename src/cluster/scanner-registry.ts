@@ -1,0 +1,96 @@
+// Which regions have live scanner nodes. Each scanner node renews its entry
+// every HEARTBEAT_MS, scored with when it lapses on Redis's clock (so node
+// clocks play no part); an API node sends a scan to the first region of its
+// list with a live node, or answers 503 when there is none.
+import { randomUUID } from 'node:crypto';
+
+import type { Redis } from 'ioredis';
+
+import { ApiError } from '../api/api-error.js';
+import { REGIONS_KEY, scannersKey } from './redis-keys.js';
+
+const HEARTBEAT_MS = 2000;
+/** A node that missed this long of heartbeats counts as gone. */
+const LAPSE_MS = 6000;
+/** How long an API node trusts what it read of the regions. */
+const CACHE_MS = 1000;
+
+const NOW_MS = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** KEYS: region's scanners, regions set. ARGV: node id, region, lapse ms. */
+const HEARTBEAT_SCRIPT = `${NOW_MS}
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[2])
+return 1
+`;
+
+/** KEYS: each region's scanners. Replies the live nodes of each. */
+const LIVE_SCRIPT = `${NOW_MS}
+local counts = {}
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  counts[i] = redis.call('ZCARD', key)
+end
+return counts
+`;
+
+interface RegistryCommands {
+  selfscanHeartbeat(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
+  selfscanLive(numberOfKeys: number, ...keys: string[]): Promise<number[]>;
+}
+
+function commandsOf(redis: Redis): RegistryCommands {
+  redis.defineCommand('selfscanHeartbeat', { lua: HEARTBEAT_SCRIPT });
+  redis.defineCommand('selfscanLive', { lua: LIVE_SCRIPT });
+  return redis as unknown as RegistryCommands;
+}
+
+/** A scanner node's entry in its region, renewed until stopped. */
+export function announceScanner(redis: Redis, region: string, onError: (error: unknown) => void): { stop(): Promise<void> } {
+  const commands = commandsOf(redis);
+  const node = randomUUID();
+  const beat = (): void => {
+    commands.selfscanHeartbeat(2, scannersKey(region), REGIONS_KEY, node, region, LAPSE_MS).catch(onError);
+  };
+  beat();
+  const timer = setInterval(beat, HEARTBEAT_MS);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await redis.zrem(scannersKey(region), node).catch(onError);
+    },
+  };
+}
+
+/** The API side: picks the region a new scan goes to. */
+export class ScannerRegions {
+  private readonly commands: RegistryCommands;
+  private cached: { region: string; at: number } | null = null;
+
+  /** `preferred`: regions in order of preference; empty: any region, the one with most live nodes. */
+  constructor(
+    private readonly redis: Redis,
+    private readonly preferred: readonly string[],
+  ) {
+    this.commands = commandsOf(redis);
+  }
+
+  /** The region for a new scan; throws `unavailable` (503) when no region has a live scanner node. */
+  async pick(): Promise<string> {
+    const now = Date.now();
+    if (this.cached !== null && now - this.cached.at < CACHE_MS) return this.cached.region;
+    const regions = this.preferred.length > 0 ? this.preferred : (await this.redis.smembers(REGIONS_KEY)).sort();
+    const live = regions.length === 0 ? [] : await this.commands.selfscanLive(regions.length, ...regions.map(scannersKey));
+    const ranked = regions.map((region, i) => ({ region, nodes: live[i] ?? 0 })).filter((r) => r.nodes > 0);
+    if (this.preferred.length === 0) ranked.sort((a, b) => b.nodes - a.nodes);
+    const chosen = ranked[0];
+    if (chosen === undefined) {
+      this.cached = null;
+      const where = regions.length === 0 ? 'any region' : `region ${regions.join(', ')}`;
+      throw new ApiError('unavailable', `no scanner node is live in ${where}; try again later`);
+    }
+    this.cached = { region: chosen.region, at: now };
+    return chosen.region;
+  }
+}

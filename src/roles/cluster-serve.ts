@@ -1,0 +1,119 @@
+// `selfscan serve --redis URL`: one node of a cluster, the composition root
+// of the roles over Redis. An API node (`--role api`) answers HTTP, starts
+// scans atomically in Redis, streams their events from the channel, works
+// finish and webhook jobs; it never loads the native scanner. A scanner
+// node (`--role scanner --region NL`) works its region's chunk jobs and
+// serves only /healthz. `all` is both. bullmq and ioredis are loaded only
+// here, so a single process never needs them.
+import type { Logger } from 'pino';
+
+import { ChunkDispatch } from '../cluster/chunk-jobs.js';
+import { ClusterFinisher } from '../cluster/cluster-finisher.js';
+import { ClusterScans } from '../cluster/cluster-scans.js';
+import { startClusterSweep } from '../cluster/cluster-sweep.js';
+import { ClusterWatchers } from '../cluster/cluster-watchers.js';
+import { ClusterWebhooks } from '../cluster/cluster-webhooks.js';
+import { bullmqConnection, commandConnection } from '../cluster/redis-connection.js';
+import { RedisRateLimitStore } from '../cluster/redis-rate-limit-store.js';
+import { RedisResultStore } from '../cluster/redis-result-store.js';
+import { RedisScanProgress } from '../cluster/redis-scan-progress.js';
+import { RedisScanStarts } from '../cluster/redis-scan-starts.js';
+import { ScannerNode } from '../cluster/scanner-node.js';
+import { announceScanner, ScannerRegions } from '../cluster/scanner-registry.js';
+import type { Config } from '../config/config.js';
+import { createHealthApp } from '../http/health.js';
+import type { Health } from '../http/health.js';
+import { type Clock, systemClock } from '../model/clock.js';
+import { createPtrLookup } from '../scan/ptr-lookup.js';
+import { VERSION } from '../version.js';
+import { openApiRole } from './api-role.js';
+import type { RunningServer, ServeDependencies } from './serve.js';
+
+/** Chunks one scanner node scans at once, when concurrency.deep is not set. */
+const DEFAULT_CHUNK_CONCURRENCY = 16;
+const DEFAULT_REGION = 'default';
+
+export async function startClusterServer(config: Config, logger: Logger, deps: ServeDependencies = {}): Promise<RunningServer> {
+  const url = config.redisUrl!;
+  const clock: Clock = deps.clock ?? systemClock;
+  const { role } = config;
+  const serveApi = role !== 'scanner';
+  const scan = role !== 'api';
+  const regionList = config.region?.split(',') ?? [];
+  const scannerRegion = regionList[0] ?? DEFAULT_REGION;
+  const connections: { disconnect(): void }[] = [];
+  const connect = <T extends { disconnect(): void }>(connection: T): T => (connections.push(connection), connection);
+  const redis = connect(commandConnection(url));
+  const bullmq = () => connect(bullmqConnection(url));
+  const progress = new RedisScanProgress(redis);
+  const dispatch = new ChunkDispatch(bullmq);
+  const budgetMs = { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 };
+  const closers: (() => Promise<void> | void)[] = [];
+
+  let scanner: ScannerNode | undefined;
+  if (scan) {
+    const native = deps.scanner ?? (await import('../native/scanner.js')).createScanner();
+    const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
+    scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, logger }, bullmq());
+    const announced = announceScanner(redis, scannerRegion, (error) => logger.warn({ err: error }, 'scanner heartbeat failed'));
+    closers.push(() => announced.stop(), () => scanner!.close());
+  }
+
+  let api: Awaited<ReturnType<typeof openApiRole>> | undefined;
+  let watchers: ClusterWatchers | undefined;
+  let webhooks: ClusterWebhooks | undefined;
+  if (serveApi) {
+    const store = deps.store ?? new RedisResultStore(redis);
+    watchers = await ClusterWatchers.open(bullmq(), progress, logger);
+    webhooks = await ClusterWebhooks.open({
+      redis,
+      connection: bullmq,
+      config: config.webhooks,
+      allowPrivateCallbacks: config.allowPrivateCallbacks,
+      userAgent: `selfscan/${VERSION}`,
+      logger,
+      work: true,
+    });
+    const finisher = new ClusterFinisher({ progress, store, webhooks, lookupPtr: createPtrLookup(config.dns), clock, logger });
+    const finishWorker = finisher.work(bullmq());
+    const regions = new ScannerRegions(redis, role === 'all' ? [scannerRegion] : regionList);
+    const scans = new ClusterScans({ starts: new RedisScanStarts(redis), progress, store, watchers, regions, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
+    const stopSweep = startClusterSweep({ store, progress, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
+    const rateLimits = deps.rateLimits ?? new RedisRateLimitStore(redis);
+    api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger });
+    closers.push(
+      () => stopSweep(),
+      () => finishWorker.close(),
+      () => webhooks!.close(),
+      () => watchers!.close(),
+    );
+  }
+
+  const health = async (): Promise<Health> => {
+    const up = await redis.ping().then(
+      () => true,
+      () => false,
+    );
+    const jobsInHand = (scanner?.jobsInHand ?? 0) + (watchers?.size ?? 0);
+    return { ok: up, role, region: scan ? scannerRegion : (config.region ?? null), redis: up ? 'up' : 'down', jobsInHand };
+  };
+  const http = api?.http ?? createHealthApp(health);
+  const port = await http.listen(config.host, config.port);
+  logger.info({ event: 'listening', host: config.host, port, role, region: scan ? scannerRegion : config.region, cluster: true }, `selfscan ${role} node listening on ${config.host}:${port}`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    service: null,
+    routes: http.routes,
+    close: () =>
+      (closing ??= (async () => {
+        http.stopListening();
+        for (const close of closers.reverse()) await close();
+        api?.close();
+        await dispatch.close();
+        for (const connection of connections) connection.disconnect();
+        logger.info({ event: 'stopped' }, 'selfscan stopped');
+      })()),
+  };
+}

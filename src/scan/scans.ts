@@ -1,0 +1,48 @@
+// What the interfaces (REST, SSE, MCP) ask of scans, whoever runs them: the
+// scan service of one process (scan-service.ts) or of a cluster node
+// (cluster/cluster-scans.ts).
+import type { ScanResult } from '../api/scan-result.js';
+import type { ScanType } from '../api/scan-type.js';
+import type { ScanAdmit } from '../limits/scan-admit.js';
+import type { ScanOrigin } from '../model/scan-record.js';
+import type { ScanListener, StreamEvent } from './scan-events.js';
+import type { ScanQueued } from '../api/scan-queued.js';
+
+/** A listener attached to one scan: the events it needs first, and how to detach it. */
+export interface Watch {
+  /** Stamped with the scan's own event ids; the listener gets only later ones. */
+  initial: StreamEvent[];
+  /** Detaches the listener; a no-op without one. */
+  unsubscribe(): void;
+}
+
+export interface StartResult extends Watch {
+  /** The scan started or joined. */
+  scanId: string;
+  /** The POST response body. */
+  body: ScanQueued;
+  /** True when the request joined a scan already in flight. */
+  coalesced: boolean;
+}
+
+export interface Scans {
+  /**
+   * Starts a scan of `ip`, or joins the one in flight for (ip, scanType).
+   * `admit` is charged only when a new scan would start (joining one costs
+   * no quota); if it refuses, nothing starts and its refusal is thrown.
+   * Resolves once a new scan is durably recorded. `listener` receives the
+   * scan's events after `initial` (scan:queued, then scan:progress if it runs).
+   */
+  start(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener, admit?: ScanAdmit): Promise<StartResult>;
+  /**
+   * Attaches to the scan in flight for (ip, scanType); null when there is
+   * none. `afterId` (a stream's Last-Event-ID) resumes: `initial` is then
+   * the scan's state as one scan:progress newer than that id, or nothing
+   * when no event since.
+   */
+  watch(ip: string, scanType: ScanType, listener: ScanListener, afterId?: number): Promise<Watch | null>;
+  /** The GET body for (ip, scanType): in flight, finished, or `none`. */
+  result(ip: string, scanType: ScanType): Promise<ScanResult>;
+  /** result() when it can be answered without a store read; undefined when it cannot. */
+  resultInMemory(ip: string, scanType: ScanType): ScanResult | undefined;
+}

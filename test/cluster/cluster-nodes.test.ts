@@ -1,0 +1,196 @@
+// The cluster as operators run it: a redis-server of the test's own, two
+// API nodes and three scanner nodes (NL, NL, FR) as real processes, the
+// real addon scanning 127.0.0.1, driven over HTTP. Nodes are killed with
+// kill -9 mid-work; Redis is stalled and resumed.
+import dgram from 'node:dgram';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
+import { healthOf, killAll, type NodeSpec, startNode } from '../helpers/cluster-nodes.js';
+import { eventually } from '../helpers/eventually.js';
+import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
+import type { ServerProcess } from '../helpers/server-process.js';
+import { readSse, type SseEvent } from '../helpers/sse-reader.js';
+import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
+
+const OPEN_PORTS = [20022, 40123, 65000];
+/** The caller of the deep scan (X-Forwarded-For from the trusted loopback proxy): its own edge bucket. */
+const DEEP_CALLER = '127.0.0.5';
+const AS_DEEP_CALLER = { 'X-Forwarded-For': DEEP_CALLER };
+const LIMITS = {
+  edge: { max: 40, windowSeconds: 600 },
+  fastPerAsn: { max: 0, windowSeconds: 3600 },
+  deepPerIp: { max: 1, windowSeconds: 600 },
+  deepPerAsn: { max: 0, windowSeconds: 3600 },
+};
+
+let redis: RedisServer;
+let listeners: Listeners;
+let receiver: Receiver;
+const nodes: ServerProcess[] = [];
+let apiNodes: ServerProcess[];
+let scanners: { nl1: ServerProcess; nl2: ServerProcess; fr: ServerProcess };
+/** One silent DNS server per API node: a PTR query shows which node is finishing a scan. */
+const dnsQueries: { socket: dgram.Socket; queries: number; onQuery?: () => void }[] = [];
+
+async function silentDns(): Promise<string> {
+  const socket = dgram.createSocket('udp4');
+  const entry: (typeof dnsQueries)[number] = { socket, queries: 0 };
+  socket.on('message', () => {
+    entry.queries++;
+    entry.onQuery?.();
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  dnsQueries.push(entry);
+  return `127.0.0.1:${socket.address().port}`;
+}
+
+async function node(spec: NodeSpec): Promise<ServerProcess> {
+  const started = await startNode(redis.path, spec);
+  nodes.push(started);
+  return started;
+}
+
+async function apiNode(region = 'NL,FR'): Promise<ServerProcess> {
+  const dns = { servers: [await silentDns()], timeoutMs: 2000 };
+  const config = { limits: LIMITS, dns, allowPrivateCallbacks: true, trustProxy: ['127.0.0.1/32'], chunkWindow: 4 };
+  return node({ role: 'api', region, config });
+}
+
+function logsOf(process: ServerProcess, event: string): Record<string, unknown>[] {
+  return process.logs.filter((line) => line.event === event);
+}
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  listeners = await listenOn(DEEP_CALLER, OPEN_PORTS);
+  receiver = await startReceiver();
+  const [nl1, nl2, fr] = await Promise.all([node({ role: 'scanner', region: 'NL' }), node({ role: 'scanner', region: 'NL' }), node({ role: 'scanner', region: 'FR' })]);
+  scanners = { nl1: nl1!, nl2: nl2!, fr: fr! };
+  apiNodes = [await apiNode(), await apiNode()];
+}, 60_000);
+
+afterAll(async () => {
+  await killAll(nodes);
+  for (const { socket } of dnsQueries) socket.close();
+  await listeners?.close();
+  await receiver?.close();
+  await redis?.close();
+});
+
+function expectGapless(events: SseEvent[]): void {
+  const after = events.slice(events.findIndex((e) => e.name === 'scan:progress'));
+  for (const [i, event] of after.entries()) if (i > 0) expect(event.id, `event ${i} of ${after.length}`).toBe(after[i - 1]!.id + 1);
+  expect(events.filter((e) => e.name === 'scan:complete' || e.name === 'scan:failed')).toHaveLength(1);
+}
+
+describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
+  it('serves /healthz on every node, and nothing else on a scanner node', async () => {
+    expect(await healthOf(scanners.nl1)).toMatchObject({ ok: true, role: 'scanner', region: 'NL', redis: 'up' });
+    expect(await healthOf(scanners.fr)).toMatchObject({ role: 'scanner', region: 'FR' });
+    expect(await healthOf(apiNodes[0]!)).toMatchObject({ ok: true, role: 'api', redis: 'up' });
+    const other = await fetch(`${scanners.nl1.url}/v1/fast`, { method: 'POST' });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ error: 'not_found' });
+  });
+
+  it('makes one deep scan of 20 concurrent starts on both API nodes; watchers on both get it gapless; an NL scanner killed mid-chunk changes nothing', async () => {
+    const watchers = apiNodes.map((api) => readSse(`${api.url}/v2/deep`, { headers: AS_DEEP_CALLER }));
+    const starts = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch(`${apiNodes[i % 2]!.url}/v1/deep`, { method: 'POST', headers: AS_DEEP_CALLER })));
+    expect(starts.map((r) => r.status)).toEqual(Array(20).fill(200));
+    // Kill an NL scanner while it holds a chunk.
+    await eventually(async () => (await healthOf(scanners.nl1)).jobsInHand > 0, 20_000, 'NL scanner 1 holds a chunk');
+    scanners.nl1.child.kill('SIGKILL');
+    const [a, b] = await Promise.all(watchers);
+    for (const events of [a!, b!]) {
+      expectGapless(events);
+      expect(events.at(-1)).toMatchObject({ name: 'scan:complete', data: { status: 'complete', region: 'NL' } });
+    }
+    expect(apiNodes.flatMap((api) => logsOf(api, 'scan_queued'))).toHaveLength(1);
+    const results = await Promise.all(apiNodes.map(async (api) => (await fetch(`${api.url}/v1/deep`, { headers: AS_DEEP_CALLER })).json() as Promise<Record<string, unknown>>));
+    expect(results[0]).toEqual(results[1]);
+    const result = results[0]!;
+    expect(result).toMatchObject({ status: 'complete', region: 'NL' });
+    expect((result.ports_open as { port: number }[]).map((p) => p.port)).toEqual(expect.arrayContaining(OPEN_PORTS));
+    const open = (result.ports_open as { port: number }[]).map((p) => p.port);
+    expect(new Set(open).size).toBe(open.length); // no chunk counted twice
+    expect(result.expires_at as number).toBe((result.completed_at as number) + 86_400);
+    expect(logsOf(scanners.fr, 'chunk_scanned')).toHaveLength(0);
+    expect(logsOf(scanners.nl2, 'chunk_scanned').length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('shares the deep-per-IP and edge limits across both API nodes', async () => {
+    // The deep caller started a deep scan above: the next start on either node is refused.
+    for (const api of apiNodes) {
+      const refused = await fetch(`${api.url}/v1/deep`, { method: 'POST', headers: AS_DEEP_CALLER });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    const caller = { 'X-Forwarded-For': '198.51.100.7' };
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMITS.edge.max + 2; i++) statuses.push((await fetch(`${apiNodes[i % 2]!.url}/v1/fast`, { headers: caller })).status);
+    expect(statuses).toEqual([...Array(LIMITS.edge.max).fill(200), 429, 429]);
+  });
+
+  it('resumes a stream on the other API node from Last-Event-ID without gaps', async () => {
+    const first = await readSse(`${apiNodes[0]!.url}/v2/fast`, { until: (e) => e.name === 'scan:progress' });
+    const last = first.at(-1)!;
+    const rest = await readSse(`${apiNodes[1]!.url}/v2/fast`, { lastEventId: last.id });
+    expect(rest.every((e) => e.id > last.id)).toBe(true);
+    expect(rest.at(-1)).toMatchObject({ name: 'scan:complete' });
+    expect(rest.some((e) => e.name === 'scan:queued')).toBe(false);
+    expect(apiNodes.flatMap((api) => logsOf(api, 'scan_queued').filter((l) => l.scanType === 'fast'))).toHaveLength(1);
+  }, 60_000);
+
+  it('answers 503 for a region with no scanner node', async () => {
+    const uk = await apiNode('UK');
+    const response = await fetch(`${uk.url}/v1/fast`, { method: 'POST', headers: { 'X-Forwarded-For': '127.0.0.2' } });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ error: 'unavailable', reason: expect.stringContaining('UK') });
+  });
+
+  it('finishes a scan, and delivers its webhook once, when the API node holding the finish step is killed', async () => {
+    // The first PTR query of the finish step names the node doing it: that node dies at once.
+    let killed: ServerProcess | undefined;
+    for (const [i, api] of apiNodes.entries()) {
+      dnsQueries[i]!.onQuery = () => {
+        if (killed !== undefined) return;
+        killed = api;
+        api.child.kill('SIGKILL');
+      };
+    }
+    const caller = { 'X-Forwarded-For': '127.0.0.3', 'X-Callback-Url': receiver.url('/hook') };
+    const started = await fetch(`${apiNodes[0]!.url}/v1/fast`, { method: 'POST', headers: caller });
+    expect(started.status).toBe(200);
+    const [hook] = await receiver.waitFor('/hook', 1, 40_000);
+    expect(killed).toBeDefined();
+    expect(JSON.parse(hook!.body)).toMatchObject({ event: 'scan.complete', result: { ip: '127.0.0.3', status: 'complete' } });
+    const survivor = apiNodes.find((api) => api !== killed)!;
+    const result = (await (await fetch(`${survivor.url}/v1/fast`, { headers: { 'X-Forwarded-For': '127.0.0.3' } })).json()) as Record<string, unknown>;
+    expect(result).toMatchObject({ status: 'complete', ip: '127.0.0.3' });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(receiver.received.filter((h) => h.path === '/hook')).toHaveLength(1);
+    apiNodes = [survivor];
+  }, 60_000);
+
+  it('answers 503 while Redis is unreachable, and loses no accepted scan', async () => {
+    const api = apiNodes[0]!;
+    const caller = { 'X-Forwarded-For': '127.0.0.4' };
+    expect((await fetch(`${api.url}/v1/deep`, { method: 'POST', headers: caller })).status).toBe(200);
+    redis.pause();
+    try {
+      const refused = await fetch(`${api.url}/v1/deep`, { headers: caller });
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ error: 'unavailable', reason: expect.stringContaining('Redis') });
+      expect((await healthOf(api)).redis).toBe('down');
+    } finally {
+      redis.resume();
+    }
+    await eventually(
+      async () => ((await (await fetch(`${api.url}/v1/deep`, { headers: caller })).json()) as { status: string }).status === 'complete',
+      60_000,
+      'the accepted scan completes',
+    );
+  }, 90_000);
+});

@@ -1,0 +1,38 @@
+// A cluster of selfscan processes for tests: its own redis-server (unix
+// socket), then API and scanner nodes started as `selfscan serve --redis`,
+// each a real process that a test may kill -9.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { type ServerProcess, startServerProcess } from './server-process.js';
+
+export interface NodeSpec {
+  role: 'api' | 'scanner';
+  region?: string;
+  /** More settings of this node's config file. */
+  config?: object;
+}
+
+/** Starts one node against the Redis at `socket`. */
+export function startNode(socket: string, spec: NodeSpec): Promise<ServerProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), `selfscan-${spec.role}-`));
+  const config = { redisUrl: `unix://${socket}`, role: spec.role, logLevel: 'debug', ...(spec.region === undefined ? {} : { region: spec.region }), ...spec.config };
+  return startServerProcess(dataDir, config);
+}
+
+/** GET /healthz of a node. */
+export async function healthOf(node: ServerProcess): Promise<{ ok: boolean; role: string; region: string | null; redis: string; jobsInHand: number }> {
+  const response = await fetch(`${node.url}/healthz`);
+  return (await response.json()) as never;
+}
+
+/** Stops nodes still running (kill -9: their state is Redis's). */
+export function killAll(nodes: readonly ServerProcess[]): Promise<unknown> {
+  return Promise.all(
+    nodes.map((node) => {
+      if (node.child.exitCode === null && node.child.signalCode === null) node.child.kill('SIGKILL');
+      return node.exited;
+    }),
+  );
+}
