@@ -1,5 +1,5 @@
 export type { Port, PortState } from './api/port.js';
-export type { ScanRequest, TimeoutOptions } from './native/scan-request.js';
+export type { LearnedTiming, ScanRequest, TimeoutOptions } from './native/scan-request.js';
 export type {
   FoundPorts,
   ScanChunk,

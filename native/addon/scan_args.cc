@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -26,6 +27,22 @@ int64_t IntegerField(const Napi::Object& object, const char* name, int64_t min, 
                            " to " + std::to_string(max));
   }
   return static_cast<int64_t>(number);
+}
+
+// A required number field of a nested object (`path` names it in errors),
+// finite, in [min, max], and whole if `integer`.
+double NumberField(const Napi::Object& object, const std::string& path, const char* name,
+                   double min, double max, bool integer) {
+  Napi::Value value = object.Get(name);
+  double number = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : NAN;
+  if (!std::isfinite(number) || number < min || number > max ||
+      (integer && std::floor(number) != number)) {
+    char rule[96];
+    std::snprintf(rule, sizeof rule, " must be %s from %.17g to %.17g",
+                  integer ? "an integer" : "a number", min, max);
+    Fail(object.Env(), path + "." + name + rule);
+  }
+  return number;
 }
 
 // An optional field in milliseconds, kept in microseconds; `us` stays as it
@@ -81,6 +98,24 @@ void ParsePorts(const Napi::Object& request, ScanSpec& spec) {
   }
 }
 
+// What an earlier scan learned of the target (its summary's `timing`), all
+// four fields required when the object is there.
+void ParseTiming(const Napi::Object& request, ScanSpec& spec) {
+  Napi::Value value = request.Get("timing");
+  if (value.IsUndefined()) return;
+  if (!value.IsObject() || value.IsArray()) Fail(request.Env(), "timing must be an object");
+  Napi::Object timing = value.As<Napi::Object>();
+  constexpr double kMaxRate = 1 << 24;              // as EngineOptions' initialRate
+  constexpr double kMaxRttUs = 60000000;            // as the timeouts' bounds
+  constexpr double kMaxSamples = 9007199254740991;  // 2^53 - 1: exact in JavaScript
+  spec.timing.rate = NumberField(timing, "timing", "rate", 0, kMaxRate, false);
+  spec.timing.srtt_us = std::llround(NumberField(timing, "timing", "srttUs", 0, kMaxRttUs, false));
+  spec.timing.rttvar_us =
+      std::llround(NumberField(timing, "timing", "rttvarUs", 0, kMaxRttUs, false));
+  double samples = NumberField(timing, "timing", "samples", 0, kMaxSamples, true);
+  spec.timing.samples = static_cast<uint64_t>(samples);
+}
+
 }  // namespace
 
 ScanSpec ParseScanSpec(const Napi::Object& request) {
@@ -99,6 +134,7 @@ ScanSpec ParseScanSpec(const Napi::Object& request) {
   }
   spec.banners = BoolField(request, "banners", spec.banners);
   MillisecondsField(request, "bannerTimeoutMs", 1, 60000, spec.banner_timeout_us);
+  ParseTiming(request, spec);
   return spec;
 }
 

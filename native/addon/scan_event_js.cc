@@ -41,6 +41,15 @@ Napi::Object ChunkToJs(Napi::Env env, const Chunk& chunk) {
   return out;
 }
 
+Napi::Object TimingToJs(Napi::Env env, const LearnedTiming& timing) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("rate", timing.rate);
+  out.Set("srttUs", static_cast<double>(timing.srtt_us));
+  out.Set("rttvarUs", static_cast<double>(timing.rttvar_us));
+  out.Set("samples", static_cast<double>(timing.samples));
+  return out;
+}
+
 Napi::Object EndToJs(Napi::Env env, const ScanEnd& end) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("kind", "end");
@@ -48,6 +57,7 @@ Napi::Object EndToJs(Napi::Env env, const ScanEnd& end) {
   out.Set("durationMs", static_cast<double>(end.duration_us) / 1000.0);
   out.Set("chunksComplete", end.chunks_complete);
   out.Set("totalChunks", end.total_chunks);
+  out.Set("timing", TimingToJs(env, end.timing));
   if (end.status == ScanStatus::kFailed) {
     out.Set("errno", end.error_number);
     out.Set("syscall", end.syscall);

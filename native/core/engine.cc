@@ -209,7 +209,10 @@ void Engine::Attach(std::unique_ptr<ScanJob> job) {
   std::string key = TargetKey(job->spec());
   auto found = targets_.find(key);
   if (found == targets_.end()) {
-    found = targets_.emplace(key, std::make_unique<TargetState>(options_.initial_rate)).first;
+    // The scan's learned timing seeds only a new state: while another scan
+    // of this target runs here, what the engine is learning live wins.
+    auto state = std::make_unique<TargetState>(options_.initial_rate, job->spec().timing);
+    found = targets_.emplace(key, std::move(state)).first;
   }
   found->second->scans++;
   job->target = found->second.get();
@@ -586,7 +589,7 @@ void Engine::EndJob(ScanJob& job, ScanStatus status, int error_number, const cha
     }
     Abandon(probe);
   }
-  job.Finish(status, NowUs(), error_number, syscall);
+  job.Finish(status, NowUs(), job.target->Learned(), error_number, syscall);
   // Counted down before the end event leaves, so a caller that saw the end
   // never sees the scan as still running.
   stat_scans_.fetch_sub(1, std::memory_order_relaxed);

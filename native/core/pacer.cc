@@ -16,6 +16,11 @@ constexpr double kGoodputMargin = 0.9;
 
 Pacer::Pacer(double initial_rate) : rate_(std::max(initial_rate, kMinRate)) {}
 
+void Pacer::Seed(double learned_rate) {
+  rate_ = std::max(learned_rate, kMinRate);
+  slow_start_ = false;
+}
+
 double Pacer::Rate(double ceiling) const { return ceiling > 0 ? std::min(rate_, ceiling) : rate_; }
 
 void Pacer::Refill(int64_t now_us, double ceiling) {

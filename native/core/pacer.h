@@ -16,6 +16,15 @@ class Pacer {
  public:
   explicit Pacer(double initial_rate);
 
+  // Starts at a rate an earlier scan of the target left in force, growing
+  // by a percent per epoch, not doubling: that rate may sit just below
+  // where the target starts dropping (it was cut there, or would have been
+  // soon), and a doubling would cross that line at once, with this scan's
+  // state knowing nothing of the loss rate its silences must stay under.
+  // If that rate was still in slow start, growing slowly from it costs
+  // some speed; overshooting would cost dropped probes and re-probes.
+  void Seed(double learned_rate);
+
   // Takes a token if one is there under `ceiling` (connects/s, 0 = none).
   bool TryTake(int64_t now_us, double ceiling);
   // When the next token is due under `ceiling`.

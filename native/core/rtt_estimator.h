@@ -12,11 +12,18 @@ namespace selfscan {
 class RttEstimator {
  public:
   void AddSample(int64_t rtt_us);
+  // Starts from what earlier scans measured (no-op when `learned` has no
+  // samples): later samples are smoothed into it as if this estimator had
+  // taken them all.
+  void Seed(const LearnedTiming& learned);
   // The connect timeout to use now, clamped to the scan's bounds.
   int64_t TimeoutUs(const TimeoutBounds& bounds) const;
   bool HasSamples() const { return samples_ > 0; }
   // srtt + 4 * rttvar, without bounds: how long an answer may plausibly take.
   int64_t UnboundedTimeoutUs() const { return srtt_us_ + 4 * rttvar_us_; }
+  int64_t srtt_us() const { return srtt_us_; }
+  int64_t rttvar_us() const { return rttvar_us_; }
+  uint64_t samples() const { return samples_; }
 
  private:
   int64_t srtt_us_ = 0;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "scan_spec.h"
+
 namespace selfscan {
 
 struct OpenPort {
@@ -36,6 +38,9 @@ struct ScanEnd {
   uint32_t total_chunks = 0;
   int error_number = 0;      // errno of a failed scan
   const char* syscall = "";  // the call that failed
+  // The target's pace and RTT estimate when the scan ended, for a later
+  // scan of it to start from (ScanSpec::timing).
+  LearnedTiming timing;
 };
 
 struct ScanEvent {

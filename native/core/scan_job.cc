@@ -100,7 +100,8 @@ void ScanJob::EmitChunk(uint32_t chunk, bool complete) {
   outbox_.push_back(std::move(event));
 }
 
-void ScanJob::Finish(ScanStatus status, int64_t now_us, int error_number, const char* syscall) {
+void ScanJob::Finish(ScanStatus status, int64_t now_us, const LearnedTiming& timing,
+                     int error_number, const char* syscall) {
   if (ended_) return;
   if (status == ScanStatus::kIncomplete) {
     for (uint32_t c = 0; c < total_chunks_; ++c) {
@@ -115,6 +116,7 @@ void ScanJob::Finish(ScanStatus status, int64_t now_us, int error_number, const 
   end_.total_chunks = total_chunks_;
   end_.error_number = error_number;
   end_.syscall = syscall;
+  end_.timing = timing;
 }
 
 bool ScanJob::Flush(EventSink& sink) {

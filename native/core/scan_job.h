@@ -61,7 +61,9 @@ class ScanJob {
   bool AllResolved() const { return resolved_ == spec_.ports.size(); }
 
   // Ends the scan. kIncomplete also emits what unfinished chunks found.
-  void Finish(ScanStatus status, int64_t now_us, int error_number = 0, const char* syscall = "");
+  // `timing`: what the target's state had learned by now.
+  void Finish(ScanStatus status, int64_t now_us, const LearnedTiming& timing, int error_number = 0,
+              const char* syscall = "");
   bool ended() const { return ended_; }
 
   // Hands queued events to the sink in order; true once the end event has

@@ -30,6 +30,15 @@ void Remember(std::vector<uint16_t>& ports, uint16_t port) {
 }
 }  // namespace
 
+TargetState::TargetState(double initial_rate, const LearnedTiming& learned) : pacer(initial_rate) {
+  if (learned.rate > 0) pacer.Seed(learned.rate);
+  rtt.Seed(learned);
+}
+
+LearnedTiming TargetState::Learned() const {
+  return LearnedTiming{rate(), rtt.srtt_us(), rtt.rttvar_us(), rtt.samples()};
+}
+
 void TargetState::Prepare(int64_t now_us) {
   int64_t epoch =
       rtt.HasSamples() ? std::max(kEpochFloorUs, 2 * rtt.UnboundedTimeoutUs()) : kEpochFloorUs;

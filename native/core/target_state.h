@@ -18,7 +18,10 @@ namespace selfscan {
 
 class TargetState {
  public:
-  explicit TargetState(double initial_rate) : pacer(initial_rate) {}
+  // A target no scan has taught this engine about: its pace and RTT start
+  // from what an earlier scan (maybe in another process) learned, when the
+  // scan that brings it here passes that on, else from scratch.
+  TargetState(double initial_rate, const LearnedTiming& learned);
 
   // Called once per engine turn: epoch growth and the verification ceiling.
   void Prepare(int64_t now_us);
@@ -28,6 +31,10 @@ class TargetState {
   double rate() const { return pacer.Rate(ceiling_); }
   // Whether re-probes of silent ports may go now (their silence could count).
   bool CanJudgeSilence() const { return UnderSafeRate(rate()); }
+  // What a later scan of this target may start from: the rate in force
+  // (under the verification ceiling, if one holds: below any loss rate
+  // seen, which that scan will not know) and the RTT estimator's state.
+  LearnedTiming Learned() const;
 
   // Canaries: due after enough probes and time since the last one, when a
   // port is known to answer.

@@ -3,6 +3,22 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * A target's pace and RTT estimate as a scan left them (LearnedTiming in
+ * native/core/scan_spec.h): a scan's summary reports it, a later scan of
+ * the same target may start from it.
+ */
+export interface NativeTiming {
+  /** Connects per second in force for the target. 0 in a request: none learned. */
+  rate: number;
+  /** Smoothed RTT, microseconds (RFC 6298). */
+  srttUs: number;
+  /** RTT variation, microseconds. */
+  rttvarUs: number;
+  /** RTT samples behind srttUs and rttvarUs; 0: no RTT known (the other two are then ignored). */
+  samples: number;
+}
+
 /** A scan request as the addon reads it (checked again in C++). */
 export interface NativeScanRequest {
   address: Uint8Array;
@@ -14,6 +30,7 @@ export interface NativeScanRequest {
   maxTimeoutMs?: number;
   banners?: boolean;
   bannerTimeoutMs?: number;
+  timing?: NativeTiming;
 }
 
 /**
@@ -28,7 +45,7 @@ export interface NativeEngineOptions {
   maxInFlight?: number;
   /** Connects outstanding to one address. Default 4096. */
   perTargetInFlight?: number;
-  /** Connects per second to a new address before slow start. Default 2000. */
+  /** Connects per second to a new address before slow start (a request's `timing` overrides it). Default 2000. */
   initialRate?: number;
   /** Threads beside the engine's that run connect() calls; -1 (default): one per core beyond the first. */
   connectThreads?: number;
@@ -50,6 +67,7 @@ export interface NativeEndEvent {
   durationMs: number;
   chunksComplete: number;
   totalChunks: number;
+  timing: NativeTiming;
   errno?: number;
   syscall?: string;
 }

@@ -1,7 +1,7 @@
 // Checks a scan request from TypeScript callers and turns it into the
 // addon's shape. Throws TypeError for anything the scanner cannot take.
 import { type IpAddress, tryParseIp } from '../net/ip-address.js';
-import type { NativeScanRequest } from './binding.js';
+import type { NativeScanRequest, NativeTiming } from './binding.js';
 
 /** Connect timeouts; the scanner adapts within them to the target's RTT. */
 export interface TimeoutOptions {
@@ -12,6 +12,17 @@ export interface TimeoutOptions {
   /** Default `native.scanDefaults.maxTimeoutMs`. */
   maxMs?: number;
 }
+
+/**
+ * What a scan learned of its target's timing: its summary's `timing`. Given
+ * to a later scan of the same target (say the next chunk job of a deep scan
+ * split across processes), the target's pace starts at `rate` and grows
+ * slowly from there instead of slow start from `initialRate`, and its
+ * connect timeout follows the RTT estimate instead of `timeouts.initialMs`;
+ * while another scan of that target runs in this process, what that scan
+ * is learning wins.
+ */
+export type LearnedTiming = NativeTiming;
 
 export interface ScanRequest {
   /** IPv4 or IPv6 address; an IPv4-mapped IPv6 address is scanned as IPv4. */
@@ -31,6 +42,11 @@ export interface ScanRequest {
    * `native.scanDefaults.bannerTimeoutMs`.
    */
   bannerTimeoutMs?: number;
+  /**
+   * Where the target's pace and RTT estimate start: an earlier scan's
+   * `summary.timing`. Absent: from scratch.
+   */
+  timing?: LearnedTiming;
 }
 
 /** The target of a request: an address by the net/ rules; IPv4-mapped IPv6 becomes IPv4. */
@@ -49,6 +65,30 @@ function checkInteger(name: string, value: unknown, min: number, max: number): v
   if (value !== undefined && !isIntegerIn(value, min, max)) {
     throw new TypeError(`${name} must be an integer from ${min} to ${max}`);
   }
+}
+
+/** Must be a finite number in [min, max]. */
+function checkNumber(name: string, value: unknown, min: number, max: number): asserts value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new TypeError(`${name} must be a number from ${min} to ${max}`);
+  }
+}
+
+const MAX_RATE = 1 << 24; // as the engine's initialRate
+const MAX_RTT_US = 60_000_000; // as the timeouts' bounds
+
+/** A learned timing: all four fields, copied (nothing else reaches the addon). */
+function toTiming(timing: unknown): NativeTiming | undefined {
+  if (timing === undefined) return undefined;
+  if (typeof timing !== 'object' || timing === null || Array.isArray(timing)) throw new TypeError('timing must be an object');
+  const { rate, srttUs, rttvarUs, samples } = timing as Record<string, unknown>;
+  checkNumber('timing.rate', rate, 0, MAX_RATE);
+  checkNumber('timing.srttUs', srttUs, 0, MAX_RTT_US);
+  checkNumber('timing.rttvarUs', rttvarUs, 0, MAX_RTT_US);
+  if (!isIntegerIn(samples, 0, Number.MAX_SAFE_INTEGER)) {
+    throw new TypeError(`timing.samples must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
+  }
+  return { rate, srttUs, rttvarUs, samples };
 }
 
 /** Frozen port lists already checked (the scan types' own): the check costs more than the rest of starting a fast scan. */
@@ -103,6 +143,7 @@ export function toNativeRequest(request: ScanRequest): { ip: string; native: Nat
     maxTimeoutMs: timeouts.maxMs,
     banners: request.banners,
     bannerTimeoutMs: request.bannerTimeoutMs,
+    timing: toTiming(request.timing),
   };
   return { ip: target.toString(), native };
 }

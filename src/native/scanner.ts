@@ -4,7 +4,7 @@ import { getSystemErrorName } from 'node:util';
 
 import type { Port } from '../api/port.js';
 import { type NativeChunkEvent, type NativeEndEvent, type NativeEngineOptions, type NativeEngineStats, native } from './binding.js';
-import { type ScanRequest, toNativeRequest } from './scan-request.js';
+import { type LearnedTiming, type ScanRequest, toNativeRequest } from './scan-request.js';
 import { serviceName } from './service-names.js';
 
 /** The results of one slice of the port list. Closed ports are counted. */
@@ -38,6 +38,13 @@ export interface ScanSummary {
   portsScanned: number;
   chunksComplete: number;
   totalChunks: number;
+  /**
+   * The target's pace and RTT estimate as the scan ended (shared with any
+   * other scan of it that ran alongside): pass it as a later scan's
+   * `timing` to start where this one stopped. `samples` is 0 when the
+   * target never answered.
+   */
+  timing: LearnedTiming;
 }
 
 export interface ScanHandle {
@@ -133,6 +140,7 @@ function startScan(request: ScanRequest, onChunk?: (chunk: ScanChunk) => void): 
       portsScanned: open.length + filtered.length + closed,
       chunksComplete: event.chunksComplete,
       totalChunks: event.totalChunks,
+      timing: event.timing,
     });
   });
   return { id, found, done, cancel: () => native.cancelScan(id) };

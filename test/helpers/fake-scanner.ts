@@ -36,7 +36,17 @@ export class FakeScanner implements Pick<Scanner, 'scan'> {
         onChunk?.(chunk);
       },
       complete: (status = 'complete', durationMs = 1234) =>
-        settle.resolve({ ip: request.ip, status, durationMs, ...found, closed: 0, portsScanned: request.ports.length, chunksComplete: 0, totalChunks: 0 }),
+        settle.resolve({
+          ip: request.ip,
+          status,
+          durationMs,
+          ...found,
+          closed: 0,
+          portsScanned: request.ports.length,
+          chunksComplete: 0,
+          totalChunks: 0,
+          timing: { rate: 0, srttUs: 0, rttvarUs: 0, samples: 0 },
+        }),
       fail: (error) => settle.reject(error),
     };
     this.scans.push(fake);
