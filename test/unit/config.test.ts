@@ -37,6 +37,10 @@ const SAMPLES: Record<string, [string, unknown]> = {
   trustProxy: ['10.0.0.0/8,2001:db8::1', ['10.0.0.0/8', '2001:db8::1']],
   optOutFile: ['/etc/selfscan/optout.txt', '/etc/selfscan/optout.txt'],
   asnDatabase: ['/srv/asn.mmdb', '/srv/asn.mmdb'],
+  redisUrl: ['unix:///run/redis.sock', 'unix:///run/redis.sock'],
+  role: ['scanner', 'scanner'],
+  region: ['NL,FR', 'NL,FR'],
+  chunkWindow: ['8', 8],
   'webhooks.retryDelaysSeconds': ['1,2,3', [1, 2, 3]],
   'webhooks.timeoutSeconds': ['2', 2],
 };
