@@ -10,3 +10,9 @@ export const inFlightKey = (scanType: ScanType, ip: string): string => `selfscan
 export const UNFINISHED_KEY = 'selfscan:unfinished';
 /** The GCRA state of one rate-limited key. */
 export const limitKey = (key: string): string => `selfscan:limit:${key}`;
+/** The webhook signing key (PKCS#8 PEM) that every API node signs with. */
+export const WEBHOOK_SIGNING_KEY = 'selfscan:webhook-signing-key';
+/** The webhook registrations of one scan: a hash of delivery id → JSON {url, ip, scanType}. */
+export const hooksKey = (scanId: string): string => `selfscan:hooks:${scanId}`;
+/** The BullMQ queue of webhook deliveries (under QUEUE_PREFIX: keys `selfscan:webhooks:*`). */
+export const WEBHOOK_QUEUE = 'webhooks';

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../api/api-error.js';
 import type { Admission } from '../limits/admission.js';
 import type { ScanService } from '../scan/scan-service.js';
-import type { WebhookService } from '../webhook/webhook-service.js';
+import type { Webhooks } from '../webhook/webhooks.js';
 import { ClientAddressResolver } from './client-address.js';
 import { RouteContext } from './route-context.js';
 import { ROUTES, type Route } from './routes.js';
@@ -13,7 +13,7 @@ import { loadUws, type us_listen_socket } from './uws.js';
 
 export interface HttpAppOptions {
   service: ScanService;
-  webhooks: WebhookService;
+  webhooks: Webhooks;
   admission: Admission;
   /** CIDRs of the proxies in front of the service (X-Forwarded-For). */
   trustProxy: readonly string[];

@@ -11,7 +11,7 @@ import { rateLimitHeaders } from '../limits/refusal.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanListener } from '../scan/scan-events.js';
 import type { ScanService, StartResult } from '../scan/scan-service.js';
-import type { WebhookService } from '../webhook/webhook-service.js';
+import type { Webhooks } from '../webhook/webhooks.js';
 import { type ClientAddressResolver, peerAddress } from './client-address.js';
 import { Exchange, type Headers } from './exchange.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
@@ -20,7 +20,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 export interface RouteContextOptions {
   app: TemplatedApp;
   service: ScanService;
-  webhooks: WebhookService;
+  webhooks: Webhooks;
   admission: Admission;
   clientAddress: ClientAddressResolver;
   logger: Logger;
@@ -47,7 +47,7 @@ interface RequestFacts {
 export class RouteContext {
   readonly app: TemplatedApp;
   readonly service: ScanService;
-  readonly webhooks: WebhookService;
+  readonly webhooks: Webhooks;
   readonly sseKeepAliveMs: number;
   private readonly log: Logger;
   private readonly requestLog: RequestLog;
