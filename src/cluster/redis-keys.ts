@@ -22,3 +22,9 @@ export const scannersKey = (region: string): string => `selfscan:scanners:${regi
 export const REGIONS_KEY = 'selfscan:regions';
 /** How long a scan's state and chunks are kept: past any scan's budget, and the result's 24 h (late resumes). */
 export const SCAN_STATE_TTL_MS = 25 * 60 * 60 * 1000;
+/** The webhook signing key (PKCS#8 PEM) that every API node signs with. */
+export const WEBHOOK_SIGNING_KEY = 'selfscan:webhook-signing-key';
+/** The webhook registrations of one scan: a hash of delivery id → JSON {url, ip, scanType}. */
+export const hooksKey = (scanId: string): string => `selfscan:hooks:${scanId}`;
+/** The BullMQ queue of webhook deliveries (under QUEUE_PREFIX: keys `selfscan:webhooks:*`). */
+export const WEBHOOK_QUEUE = 'webhooks';

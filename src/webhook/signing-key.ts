@@ -1,6 +1,6 @@
 // The service's Ed25519 key for signing webhooks: made once, kept in the
-// data dir, its public half published so receivers verify without a shared
-// secret.
+// data dir (or, in a cluster, in Redis for every API node), its public half
+// published so receivers verify without a shared secret.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -28,15 +28,25 @@ export class SigningKey {
   static async open(dataDir: string): Promise<SigningKey> {
     const path = join(dataDir, FILE);
     try {
-      return new SigningKey(createPrivateKey(await readFile(path, 'utf8')));
+      return SigningKey.fromPem(await readFile(path, 'utf8'));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    const { privateKey } = generateKeyPairSync('ed25519');
+    const pem = SigningKey.generatePem();
     const temporary = `${path}.tmp-${process.pid}`;
-    await writeFile(temporary, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flush: true });
+    await writeFile(temporary, pem, { mode: 0o600, flush: true });
     await rename(temporary, path);
-    return new SigningKey(privateKey);
+    return SigningKey.fromPem(pem);
+  }
+
+  /** The key whose private half is `pem` (PKCS#8, as generatePem makes it). */
+  static fromPem(pem: string): SigningKey {
+    return new SigningKey(createPrivateKey(pem));
+  }
+
+  /** A new private key, as PKCS#8 PEM: what a key store keeps. */
+  static generatePem(): string {
+    return generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   }
 
   /** Base64 Ed25519 signature of `<timestamp>.<body>`. */

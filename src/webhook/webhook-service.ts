@@ -6,14 +6,14 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 
 import type { ScanType } from '../api/scan-type.js';
-import type { WebhookPayload } from '../api/webhook-payload.js';
 import type { Config } from '../config/config.js';
-import { isFinal, queuedRecord, type ScanRecord } from '../model/scan-record.js';
-import { finalBody } from '../scan/result-view.js';
+import type { ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../store/result-store.js';
 import type { Delivery, Outbox } from './outbox.js';
-import { safePost } from './safe-post.js';
 import type { SigningKey } from './signing-key.js';
+import { type AttemptOptions, attemptDelivery, PARALLEL_ATTEMPTS } from './webhook-attempt.js';
+import { recordOwed, webhookBody } from './webhook-body.js';
+import type { Webhooks } from './webhooks.js';
 
 export interface WebhookServiceOptions {
   outbox: Outbox;
@@ -27,22 +27,23 @@ export interface WebhookServiceOptions {
   logger: Logger;
 }
 
-/** Attempts running at once. */
-const PARALLEL_ATTEMPTS = 16;
-
-export class WebhookService {
+/** The embedded webhooks: the outbox in this process, sent from this process. */
+export class WebhookService implements Webhooks {
   private readonly log: Logger;
   private readonly sending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
   private readonly outbox: Outbox;
+  private readonly attemptOptions: AttemptOptions;
   readonly key: SigningKey;
 
   private constructor(private readonly options: WebhookServiceOptions) {
     this.log = options.logger;
     this.outbox = options.outbox;
     this.key = options.key;
+    const { userAgent, allowPrivateCallbacks, config, logger } = options;
+    this.attemptOptions = { key: options.key, userAgent, allowPrivateCallbacks, timeoutSeconds: config.timeoutSeconds, logger };
   }
 
   /** Takes up what a previous process left owed in the outbox. */
@@ -79,20 +80,15 @@ export class WebhookService {
   }
 
   private async resolveFromStore(delivery: Delivery): Promise<void> {
-    const record = await this.options.store.get(delivery.ip, delivery.scanType);
-    if (record !== null && record.id === delivery.scanId && isFinal(record.status)) {
-      await this.makeDue(delivery, record);
-    } else if (record === null || record.id !== delivery.scanId) {
-      // The scan's record is gone (expired or replaced): report it as lost.
-      await this.makeDue(delivery, lostScan(delivery));
-    }
+    const stored = await this.options.store.get(delivery.ip, delivery.scanType);
+    const owed = recordOwed(stored, delivery.scanId, delivery.ip, delivery.scanType);
+    if (owed !== null) await this.makeDue(delivery, owed);
   }
 
   private async makeDue(delivery: Delivery, record: ScanRecord): Promise<void> {
     const current = this.outbox.all().find((d) => d.id === delivery.id);
     if (this.closed || current === undefined || current.state !== 'waiting') return;
-    const payload: WebhookPayload = { event: record.status === 'failed' ? 'scan.failed' : 'scan.complete', result: finalBody(record) };
-    await this.outbox.put({ ...current, state: 'due', event: payload.event, body: JSON.stringify(payload), nextAttemptAt: Date.now() });
+    await this.outbox.put({ ...current, state: 'due', ...webhookBody(record), nextAttemptAt: Date.now() });
     this.schedule();
   }
 
@@ -114,40 +110,12 @@ export class WebhookService {
 
   private async attempt(delivery: Delivery): Promise<void> {
     this.sending.add(delivery.id);
-    const timestamp = Math.floor(Date.now() / 1000);
-    const body = delivery.body!;
-    const result = await safePost(
-      new URL(delivery.url),
-      body,
-      {
-        'Content-Type': 'application/json',
-        'User-Agent': this.options.userAgent,
-        'X-Selfscan-Delivery': delivery.id,
-        'X-Selfscan-Event': delivery.event!,
-        'X-Selfscan-Timestamp': String(timestamp),
-        'X-Selfscan-Signature': this.key.sign(timestamp, body),
-      },
-      { allowPrivate: this.options.allowPrivateCallbacks, timeoutMs: this.options.config.timeoutSeconds * 1000 },
-    );
+    const { id, scanId, url, event, body } = delivery;
     const attempts = delivery.attempts + 1;
     const delays = this.options.config.retryDelaysSeconds;
-    const retry = result.outcome === 'retry' && attempts <= delays.length;
-    this.log.info(
-      {
-        event: 'webhook_attempt',
-        delivery: delivery.id,
-        scanId: delivery.scanId,
-        url: delivery.url,
-        attempt: attempts,
-        outcome: result.outcome,
-        status: result.status,
-        detail: result.detail,
-        willRetry: retry,
-      },
-      `webhook ${result.outcome}`,
-    );
+    const { willRetry } = await attemptDelivery({ id, scanId, url, event: event!, body: body! }, attempts, attempts <= delays.length, this.attemptOptions);
     try {
-      if (retry) {
+      if (willRetry) {
         await this.outbox.put({ ...delivery, attempts, nextAttemptAt: Date.now() + delays[attempts - 1]! * 1000 });
       } else {
         await this.outbox.delete(delivery.id);
@@ -157,9 +125,4 @@ export class WebhookService {
     }
     this.schedule();
   }
-}
-
-/** A stand-in record for a scan whose own record no longer exists. */
-function lostScan(delivery: Delivery): ScanRecord {
-  return { ...queuedRecord(delivery.scanId, delivery.ip, delivery.scanType, 'v1', 0), status: 'failed', failReason: 'interrupted' };
 }

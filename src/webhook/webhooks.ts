@@ -1,11 +1,12 @@
-// What the routes ask of webhooks, whoever delivers them: the embedded
-// WebhookService or a cluster's queue (cluster/cluster-webhooks.ts).
+// What the HTTP routes need of webhooks, whichever implementation is behind
+// it: the embedded WebhookService (one process, outbox in lmdb) or the
+// cluster's ClusterWebhooks (registrations in Redis, a BullMQ queue).
 import type { ScanType } from '../api/scan-type.js';
 import type { WebhookKey } from '../api/webhook-key.js';
 
 export interface Webhooks {
-  /** The key that signs deliveries: its public document. */
+  /** The signing key; its public half is what GET /.well-known/selfscan-webhook-key answers. */
   readonly key: { readonly publicDocument: WebhookKey };
-  /** Owes `url` a notification when scan `scanId` ends. Durable when it resolves. */
+  /** Owes `url` a notification when scan `scanId` of (ip, scanType) ends. Durable when it resolves. */
   register(scanId: string, ip: string, scanType: ScanType, url: string): Promise<void>;
 }

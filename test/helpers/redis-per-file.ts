@@ -5,8 +5,15 @@ import { afterAll, beforeAll } from 'vitest';
 
 import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
 
-/** Registers the hooks; call the returned function (in a test) for a new connection. */
-export function redisPerFile(): () => Redis {
+/** Call it (in a test) for a new plain connection. */
+export interface RedisPerFile {
+  (): Redis;
+  /** The server's address as `--redis` takes it, for code that opens its own connections (BullMQ). */
+  url(): string;
+}
+
+/** Registers the hooks; the returned function connects to the file's server. */
+export function redisPerFile(): RedisPerFile {
   let server: RedisServer | undefined;
   const clients: Redis[] = [];
   beforeAll(async () => {
@@ -16,10 +23,14 @@ export function redisPerFile(): () => Redis {
     for (const redis of clients) redis.disconnect();
     await server?.close();
   });
-  return () => {
+  const started = (): RedisServer => {
     if (server === undefined) throw new Error('redisPerFile: no server yet (connect inside a test)');
-    const redis = new Redis({ path: server.path });
+    return server;
+  };
+  const connect = (): Redis => {
+    const redis = new Redis({ path: started().path });
     clients.push(redis);
     return redis;
   };
+  return Object.assign(connect, { url: () => `unix://${started().path}` });
 }

@@ -1,0 +1,82 @@
+// The BullMQ queue of webhook deliveries, both halves of its contract: the
+// options a delivery job is queued with (its number of attempts, and how
+// long it is kept so that its id is never queued twice), and the worker
+// that sends it with our retry schedule. A job whose node dies mid-attempt
+// (kill -9) goes back to the queue within seconds and never fails for it.
+import { type JobsOptions, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+import type { Config } from '../config/config.js';
+import { type AttemptOptions, attemptDelivery, type DueDelivery, PARALLEL_ATTEMPTS } from '../webhook/webhook-attempt.js';
+import { QUEUE_PREFIX } from './redis-connection.js';
+import { WEBHOOK_QUEUE } from './redis-keys.js';
+
+/** How long a delivery's registration and its finished job are kept: within it, a delivery id is queued once. */
+export const KEEP_SECONDS = 24 * 60 * 60;
+
+/**
+ * A job's lock lasts this long unless its worker renews it (every half of
+ * it): the longest a killed node holds on to the attempt it was making. A
+ * node whose event loop stalls for longer loses the job too, and the
+ * receiver may get that attempt twice, with the same delivery id.
+ */
+const LOCK_MS = 4_000;
+/**
+ * How often the cluster looks for jobs whose lock has expired (about one
+ * check per interval across all live workers). A job is moved back to wait
+ * at the first check after its lock expired that had already seen it
+ * active, so another node retries a dead node's job within about
+ * LOCK_MS + 2 * STALLED_CHECK_MS.
+ */
+const STALLED_CHECK_MS = 2_000;
+/** A job that stalled (its node died) is retried however often that happens; only failed attempts use up its attempts. */
+const UNLIMITED_STALLS = Number.MAX_SAFE_INTEGER;
+
+/** The options of a delivery job: one attempt more than there are retry delays. */
+export function deliveryJobOptions(config: Config['webhooks'], deliveryId: string): JobsOptions {
+  return {
+    jobId: deliveryId,
+    attempts: config.retryDelaysSeconds.length + 1,
+    backoff: { type: 'selfscan-webhook' }, // not built in: the worker's backoffStrategy
+    removeOnComplete: { age: KEEP_SECONDS },
+    removeOnFail: { age: KEEP_SECONDS },
+  };
+}
+
+export interface WebhookWorkerOptions {
+  /** A BullMQ connection (bullmqConnection); the worker opens its own copies of it. */
+  connection: Redis;
+  config: Config['webhooks'];
+  attempt: AttemptOptions;
+  logger: Logger;
+}
+
+/** Starts sending the queue's deliveries from this process; resolves once the worker is connected. */
+export async function startWebhookWorker(options: WebhookWorkerOptions): Promise<Worker<DueDelivery>> {
+  const delays = options.config.retryDelaysSeconds;
+  const worker = new Worker<DueDelivery>(
+    WEBHOOK_QUEUE,
+    async (job) => {
+      const retriesLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+      // attemptsStarted counts an attempt cut short by a node's death too.
+      const report = await attemptDelivery(job.data, job.attemptsStarted, retriesLeft, options.attempt);
+      if (report.outcome === 'retry') throw new Error(report.detail); // BullMQ retries it, if attempts are left
+    },
+    {
+      connection: options.connection,
+      prefix: QUEUE_PREFIX,
+      concurrency: PARALLEL_ATTEMPTS,
+      lockDuration: LOCK_MS,
+      stalledInterval: STALLED_CHECK_MS,
+      maxStalledCount: UNLIMITED_STALLS,
+      settings: {
+        // After failed attempt n, wait delays[n - 1]; a job queued under a longer schedule waits the last delay.
+        backoffStrategy: (attemptsMade: number) => (delays[Math.min(attemptsMade, delays.length) - 1] ?? 0) * 1000,
+      },
+    },
+  );
+  worker.on('error', (error) => options.logger.error({ err: error }, 'webhook worker error'));
+  await worker.waitUntilReady();
+  return worker;
+}

@@ -1,0 +1,26 @@
+// Child of the cluster-webhooks crash test: an API node that sends the
+// cluster's webhooks, until the test kills it with SIGKILL in the middle of
+// an attempt. Says `ready` once its worker is connected; logs to stderr.
+import { once } from 'node:events';
+
+import { pino } from 'pino';
+
+import { ClusterWebhooks } from '../../../src/cluster/cluster-webhooks.js';
+import { commandConnection } from '../../../src/cluster/redis-connection.js';
+import type { Config } from '../../../src/config/config.js';
+
+const [redisUrl, config] = process.argv.slice(2);
+if (redisUrl === undefined || config === undefined) throw new Error('usage: webhook-node-child.ts <redis url> <webhooks config json>');
+
+const redis = commandConnection(redisUrl);
+await once(redis, 'ready'); // a command connection fails fast until then
+await ClusterWebhooks.open({
+  redis,
+  redisUrl,
+  config: JSON.parse(config) as Config['webhooks'],
+  allowPrivateCallbacks: true,
+  userAgent: 'selfscan/test',
+  logger: pino(pino.destination(2)),
+  work: true,
+});
+process.stdout.write('ready\n');
