@@ -25,12 +25,21 @@ export interface ScannerNodeOptions {
 
 export class ScannerNode {
   private readonly worker: Worker<ChunkJob>;
+  private running = 0;
 
   constructor(
     private readonly options: ScannerNodeOptions,
     connection: Redis,
   ) {
-    this.worker = new Worker<ChunkJob>(chunkQueueName(options.region), (job) => this.run(job.data), {
+    const run = async (job: Job<ChunkJob>): Promise<void> => {
+      this.running++;
+      try {
+        await this.run(job.data);
+      } finally {
+        this.running--;
+      }
+    };
+    this.worker = new Worker<ChunkJob>(chunkQueueName(options.region), run, {
       connection,
       prefix: QUEUE_PREFIX,
       concurrency: options.concurrency,
@@ -42,8 +51,7 @@ export class ScannerNode {
 
   /** Chunk jobs running here now. */
   get jobsInHand(): number {
-    // biome-ignore lint/suspicious/noExplicitAny: BullMQ keeps the running count in an untyped field
-    return ((this.worker as any).jobsInProgress as Set<unknown> | undefined)?.size ?? 0;
+    return this.running;
   }
 
   /** Stops taking jobs and waits for those running (a killed node's are run again elsewhere). */

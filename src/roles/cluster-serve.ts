@@ -5,6 +5,9 @@
 // node (`--role scanner --region NL`) works its region's chunk jobs and
 // serves only /healthz. `all` is both. bullmq and ioredis are loaded only
 // here, so a single process never needs them.
+import { once } from 'node:events';
+
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 import { ChunkDispatch } from '../cluster/chunk-jobs.js';
@@ -44,6 +47,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   const connections: { disconnect(): void }[] = [];
   const connect = <T extends { disconnect(): void }>(connection: T): T => (connections.push(connection), connection);
   const redis = connect(commandConnection(url));
+  await ready(redis, logger);
   const bullmq = () => connect(bullmqConnection(url));
   const progress = new RedisScanProgress(redis);
   const dispatch = new ChunkDispatch(bullmq);
@@ -67,7 +71,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     watchers = await ClusterWatchers.open(bullmq(), progress, logger);
     webhooks = await ClusterWebhooks.open({
       redis,
-      connection: bullmq,
+      redisUrl: url,
       config: config.webhooks,
       allowPrivateCallbacks: config.allowPrivateCallbacks,
       userAgent: `selfscan/${VERSION}`,
@@ -116,4 +120,12 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
         logger.info({ event: 'stopped' }, 'selfscan stopped');
       })()),
   };
+}
+
+/** Waits for the first connection to Redis: a node starts only once it can reach it. */
+async function ready(redis: Redis, logger: Logger): Promise<void> {
+  if (redis.status === 'ready') return;
+  const waiting = setTimeout(() => logger.warn({ event: 'redis_waiting' }, 'waiting for Redis'), 2000);
+  await once(redis, 'ready');
+  clearTimeout(waiting);
 }

@@ -62,6 +62,14 @@ function logsOf(process: ServerProcess, event: string): Record<string, unknown>[
   return process.logs.filter((line) => line.event === event);
 }
 
+/** Waits for `count` log lines of `event` across `processes` (logs are written every 200 ms), then checks no more came. */
+async function expectLogged(processes: readonly ServerProcess[], event: string, count: number, which: (line: Record<string, unknown>) => boolean = () => true): Promise<void> {
+  const lines = () => processes.flatMap((process) => logsOf(process, event).filter(which));
+  await eventually(() => lines().length >= count, 5000, `${count} ${event} lines`);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect(lines()).toHaveLength(count);
+}
+
 beforeAll(async () => {
   redis = await startRedisServer();
   listeners = await listenOn(DEEP_CALLER, OPEN_PORTS);
@@ -107,7 +115,7 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
       expectGapless(events);
       expect(events.at(-1)).toMatchObject({ name: 'scan:complete', data: { status: 'complete', region: 'NL' } });
     }
-    expect(apiNodes.flatMap((api) => logsOf(api, 'scan_queued'))).toHaveLength(1);
+    await expectLogged(apiNodes, 'scan_queued', 1);
     const results = await Promise.all(apiNodes.map(async (api) => (await fetch(`${api.url}/v1/deep`, { headers: AS_DEEP_CALLER })).json() as Promise<Record<string, unknown>>));
     expect(results[0]).toEqual(results[1]);
     const result = results[0]!;
@@ -117,7 +125,7 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     expect(new Set(open).size).toBe(open.length); // no chunk counted twice
     expect(result.expires_at as number).toBe((result.completed_at as number) + 86_400);
     expect(logsOf(scanners.fr, 'chunk_scanned')).toHaveLength(0);
-    expect(logsOf(scanners.nl2, 'chunk_scanned').length).toBeGreaterThan(0);
+    await eventually(() => logsOf(scanners.nl2, 'chunk_scanned').length > 0, 5000, 'NL scanner 2 logged its chunks');
   }, 120_000);
 
   it('shares the deep-per-IP and edge limits across both API nodes', async () => {
@@ -140,7 +148,7 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     expect(rest.every((e) => e.id > last.id)).toBe(true);
     expect(rest.at(-1)).toMatchObject({ name: 'scan:complete' });
     expect(rest.some((e) => e.name === 'scan:queued')).toBe(false);
-    expect(apiNodes.flatMap((api) => logsOf(api, 'scan_queued').filter((l) => l.scanType === 'fast'))).toHaveLength(1);
+    await expectLogged(apiNodes, 'scan_queued', 1, (line) => line.scanType === 'fast');
   }, 60_000);
 
   it('answers 503 for a region with no scanner node', async () => {
