@@ -66,7 +66,13 @@ export class ChunkDispatch {
 
   /** Asks an API node to finish the scan (once, however often asked). */
   async finish(job: FinishJob): Promise<void> {
-    await this.finishQueue.add('finish', job, { jobId: finishJobId(job.scanId), attempts: 1000, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: KEEP, removeOnFail: KEEP });
+    await this.finishQueue.add('finish', job, {
+      jobId: finishJobId(job.scanId),
+      attempts: 1000,
+      backoff: { type: 'fixed', delay: 1000 },
+      removeOnComplete: KEEP,
+      removeOnFail: KEEP,
+    });
   }
 
   async close(): Promise<void> {
@@ -80,6 +86,12 @@ export class ChunkDispatch {
   }
 
   private chunkOptions(data: ChunkJob) {
-    return { jobId: chunkJobId(data.scanId, data.index), attempts: CHUNK_ATTEMPTS, backoff: { type: 'fixed', delay: 500 }, removeOnComplete: KEEP, removeOnFail: KEEP };
+    return {
+      jobId: chunkJobId(data.scanId, data.index),
+      attempts: CHUNK_ATTEMPTS,
+      backoff: { type: 'fixed', delay: 500 },
+      removeOnComplete: KEEP,
+      removeOnFail: KEEP,
+    };
   }
 }

@@ -49,7 +49,12 @@ export class ClusterFinisher {
 
   /** Takes finish jobs from the queue until closed. */
   work(connection: Redis): Worker<FinishJob> {
-    return new Worker<FinishJob>(FINISH_QUEUE, (job) => this.finish(job.data), { connection, prefix: QUEUE_PREFIX, concurrency: CONCURRENCY, ...STALL_SETTINGS });
+    return new Worker<FinishJob>(FINISH_QUEUE, (job) => this.finish(job.data), {
+      connection,
+      prefix: QUEUE_PREFIX,
+      concurrency: CONCURRENCY,
+      ...STALL_SETTINGS,
+    });
   }
 }
 

@@ -89,13 +89,19 @@ export class ClusterScans implements Scans {
     const first: FirstEvents =
       afterId === undefined
         ? (record, seq) => this.firstEvents(record, seq)
-        : (record, seq) => (seq > afterId && record.status === 'running' ? [{ name: 'scan:progress', id: seq, data: progressBody(record), terminal: false }] : []);
+        : (record, seq) =>
+            seq > afterId && record.status === 'running' ? [{ name: 'scan:progress', id: seq, data: progressBody(record), terminal: false }] : [];
     return this.options.watchers.watch(scanId, ip, scanType, listener, first);
   }
 
   /** A new watcher's first events: the scan as queued, then its progress if it runs, stamped with its last event's number. */
   private firstEvents(record: ScanRecord, seq: number): StreamEvent[] {
-    const queued: StreamEvent = { name: 'scan:queued', id: seq, data: inFlightBody(record, { queuePosition: 0, etaSeconds: this.etaOf(record) }), terminal: false };
+    const queued: StreamEvent = {
+      name: 'scan:queued',
+      id: seq,
+      data: inFlightBody(record, { queuePosition: 0, etaSeconds: this.etaOf(record) }),
+      terminal: false,
+    };
     if (record.status !== 'running') return [queued];
     return [queued, { name: 'scan:progress', id: seq, data: progressBody(record), terminal: false }];
   }

@@ -150,9 +150,15 @@ export class ClusterWatchers {
           if (snapshot === null || snapshot.seq <= scan.seq || this.watched.get(scanId) !== scan) return;
           scan.record = snapshot.record;
           scan.seq = snapshot.seq;
-          if (!snapshot.ended) return this.send(scanId, scan, { name: 'scan:progress', id: snapshot.seq, data: progressBody(snapshot.record), terminal: false });
+          if (!snapshot.ended)
+            return this.send(scanId, scan, { name: 'scan:progress', id: snapshot.seq, data: progressBody(snapshot.record), terminal: false });
           this.watched.delete(scanId);
-          this.send(scanId, scan, { name: snapshot.record.status === 'failed' ? 'scan:failed' : 'scan:complete', id: snapshot.seq, data: finalBody(snapshot.record), terminal: true });
+          this.send(scanId, scan, {
+            name: snapshot.record.status === 'failed' ? 'scan:failed' : 'scan:complete',
+            id: snapshot.seq,
+            data: finalBody(snapshot.record),
+            terminal: true,
+          });
         },
         (error: unknown) => this.log.warn({ err: error, scanId }, 'could not read scan state after reconnecting'),
       );

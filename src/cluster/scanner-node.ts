@@ -82,6 +82,8 @@ export class ScannerNode {
     logger.warn({ err: error, scanId: job?.data.scanId, index: job?.data.index, attempt: job?.attemptsMade }, 'chunk failed');
     if (job === undefined || job.attemptsMade < CHUNK_ATTEMPTS) return;
     const { scanId, ip, scanType } = job.data;
-    dispatch.finish({ scanId, ip, scanType }).catch((finishError: unknown) => logger.error({ err: finishError, scanId: job.data.scanId }, 'could not queue the finish'));
+    dispatch
+      .finish({ scanId, ip, scanType })
+      .catch((finishError: unknown) => logger.error({ err: finishError, scanId: job.data.scanId }, 'could not queue the finish'));
   }
 }

@@ -7,10 +7,10 @@ import type { Admission } from '../limits/admission.js';
 import type { Scans } from '../scan/scans.js';
 import type { Webhooks } from '../webhook/webhooks.js';
 import { ClientAddressResolver } from './client-address.js';
+import { type HealthCheck, registerHealth } from './health.js';
+import { listeningApp } from './listening-app.js';
 import { RouteContext } from './route-context.js';
 import { ROUTES, type Route } from './routes.js';
-import { registerHealth, type HealthCheck } from './health.js';
-import { listeningApp } from './listening-app.js';
 import { loadUws } from './uws.js';
 
 export interface HttpAppOptions {
@@ -68,4 +68,3 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   return listeningApp(uws, app, served);
 }
-

@@ -3,13 +3,14 @@
 // start answers the JSON error instead of a stream. A reconnect carrying
 // Last-Event-ID resumes the scan it watched: its state now, then newer
 // events, or the end it missed; it starts nothing while either exists.
-import { isFinal } from '../model/scan-record.js';
+
 import type { ScanType } from '../api/scan-type.js';
+import { isFinal } from '../model/scan-record.js';
 import type { StreamEvent } from '../scan/scan-events.js';
 import type { Watch } from '../scan/scans.js';
+import type { Exchange, Headers } from './exchange.js';
 import type { RouteContext } from './route-context.js';
 import { SseStream } from './sse-stream.js';
-import type { Exchange, Headers } from './exchange.js';
 
 /** A Last-Event-ID header as the event id it names; null when absent or not one of ours. */
 function lastEventIdOf(header: string): number | null {
@@ -27,14 +28,21 @@ export function registerV2(context: RouteContext, path: string, scanType: ScanTy
       const early: StreamEvent[] = [];
       let stream: SseStream | undefined;
       const listener = (event: StreamEvent): void => void (stream ? stream.send(event) : early.push(event));
-      const watch = (lastEventId !== null && (await resume(context, ip, scanType, lastEventId, listener))) || (await context.startScan(ip, scanType, 'v2', listener));
+      const watch =
+        (lastEventId !== null && (await resume(context, ip, scanType, lastEventId, listener))) || (await context.startScan(ip, scanType, 'v2', listener));
       return streamEvents(context, exchange, headers, watch, early, (opened) => (stream = opened));
     });
   });
 }
 
 /** The scan a reconnecting stream watched: still in flight, or its end from the kept result; null: start anew. */
-async function resume(context: RouteContext, ip: string, scanType: ScanType, lastEventId: number, listener: (event: StreamEvent) => void): Promise<Watch | null> {
+async function resume(
+  context: RouteContext,
+  ip: string,
+  scanType: ScanType,
+  lastEventId: number,
+  listener: (event: StreamEvent) => void,
+): Promise<Watch | null> {
   const watching = await context.service.watch(ip, scanType, listener, lastEventId);
   if (watching !== null) return watching;
   const result = await context.service.result(ip, scanType);

@@ -24,8 +24,8 @@ import { RedisScanStarts } from '../cluster/redis-scan-starts.js';
 import { ScannerNode } from '../cluster/scanner-node.js';
 import { announceScanner, ScannerRegions } from '../cluster/scanner-registry.js';
 import type { Config } from '../config/config.js';
-import { createHealthApp } from '../http/health.js';
 import type { Health } from '../http/health.js';
+import { createHealthApp } from '../http/health.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';
 import { VERSION } from '../version.js';
@@ -45,7 +45,10 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   const regionList = config.region?.split(',') ?? [];
   const scannerRegion = regionList[0] ?? DEFAULT_REGION;
   const connections: { disconnect(): void }[] = [];
-  const connect = <T extends { disconnect(): void }>(connection: T): T => (connections.push(connection), connection);
+  const connect = <T extends { disconnect(): void }>(connection: T): T => {
+    connections.push(connection);
+    return connection;
+  };
   const redis = connect(commandConnection(url));
   await ready(redis, logger);
   const bullmq = () => connect(bullmqConnection(url));
@@ -60,7 +63,10 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
     scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, logger }, bullmq());
     const announced = announceScanner(redis, scannerRegion, (error) => logger.warn({ err: error }, 'scanner heartbeat failed'));
-    closers.push(() => announced.stop(), () => scanner!.close());
+    closers.push(
+      () => announced.stop(),
+      () => scanner!.close(),
+    );
   }
 
   let api: Awaited<ReturnType<typeof openApiRole>> | undefined;
@@ -81,7 +87,18 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     const finisher = new ClusterFinisher({ progress, store, webhooks, lookupPtr: createPtrLookup(config.dns), clock, logger });
     const finishWorker = finisher.work(bullmq());
     const regions = new ScannerRegions(redis, role === 'all' ? [scannerRegion] : regionList);
-    const scans = new ClusterScans({ starts: new RedisScanStarts(redis), progress, store, watchers, regions, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
+    const scans = new ClusterScans({
+      starts: new RedisScanStarts(redis),
+      progress,
+      store,
+      watchers,
+      regions,
+      dispatch,
+      window: config.chunkWindow,
+      budgetMs,
+      clock,
+      logger,
+    });
     const stopSweep = startClusterSweep({ store, progress, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
     const rateLimits = deps.rateLimits ?? new RedisRateLimitStore(redis);
     api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger });
@@ -103,7 +120,10 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   };
   const http = api?.http ?? createHealthApp(health);
   const port = await http.listen(config.host, config.port);
-  logger.info({ event: 'listening', host: config.host, port, role, region: scan ? scannerRegion : config.region, cluster: true }, `selfscan ${role} node listening on ${config.host}:${port}`);
+  logger.info(
+    { event: 'listening', host: config.host, port, role, region: scan ? scannerRegion : config.region, cluster: true },
+    `selfscan ${role} node listening on ${config.host}:${port}`,
+  );
 
   let closing: Promise<void> | undefined;
   return {

@@ -17,9 +17,9 @@ import { recoverInterrupted } from '../scan/scan-recovery.js';
 import type { ScanService } from '../scan/scan-service.js';
 import { openLmdbStore } from '../store/lmdb-store.js';
 import type { ResultStore } from '../store/result-store.js';
+import { VERSION } from '../version.js';
 import { LmdbOutbox } from '../webhook/lmdb-outbox.js';
 import { SigningKey } from '../webhook/signing-key.js';
-import { VERSION } from '../version.js';
 import { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
 

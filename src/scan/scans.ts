@@ -1,12 +1,13 @@
 // What the interfaces (REST, SSE, MCP) ask of scans, whoever runs them: the
 // scan service of one process (scan-service.ts) or of a cluster node
 // (cluster/cluster-scans.ts).
+
+import type { ScanQueued } from '../api/scan-queued.js';
 import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanAdmit } from '../limits/scan-admit.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanListener, StreamEvent } from './scan-events.js';
-import type { ScanQueued } from '../api/scan-queued.js';
 
 /** A listener attached to one scan: the events it needs first, and how to detach it. */
 export interface Watch {

@@ -63,7 +63,12 @@ function logsOf(process: ServerProcess, event: string): Record<string, unknown>[
 }
 
 /** Waits for `count` log lines of `event` across `processes` (logs are written every 200 ms), then checks no more came. */
-async function expectLogged(processes: readonly ServerProcess[], event: string, count: number, which: (line: Record<string, unknown>) => boolean = () => true): Promise<void> {
+async function expectLogged(
+  processes: readonly ServerProcess[],
+  event: string,
+  count: number,
+  which: (line: Record<string, unknown>) => boolean = () => true,
+): Promise<void> {
   const lines = () => processes.flatMap((process) => logsOf(process, event).filter(which));
   await eventually(() => lines().length >= count, 5000, `${count} ${event} lines`);
   await new Promise((resolve) => setTimeout(resolve, 400));
@@ -74,7 +79,11 @@ beforeAll(async () => {
   redis = await startRedisServer();
   listeners = await listenOn(DEEP_CALLER, OPEN_PORTS);
   receiver = await startReceiver();
-  const [nl1, nl2, fr] = await Promise.all([node({ role: 'scanner', region: 'NL' }), node({ role: 'scanner', region: 'NL' }), node({ role: 'scanner', region: 'FR' })]);
+  const [nl1, nl2, fr] = await Promise.all([
+    node({ role: 'scanner', region: 'NL' }),
+    node({ role: 'scanner', region: 'NL' }),
+    node({ role: 'scanner', region: 'FR' }),
+  ]);
   scanners = { nl1: nl1!, nl2: nl2!, fr: fr! };
   apiNodes = [await apiNode(), await apiNode()];
 }, 60_000);
@@ -105,7 +114,9 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
 
   it('makes one deep scan of 20 concurrent starts on both API nodes; watchers on both get it gapless; an NL scanner killed mid-chunk changes nothing', async () => {
     const watchers = apiNodes.map((api) => readSse(`${api.url}/v2/deep`, { headers: AS_DEEP_CALLER }));
-    const starts = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch(`${apiNodes[i % 2]!.url}/v1/deep`, { method: 'POST', headers: AS_DEEP_CALLER })));
+    const starts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => fetch(`${apiNodes[i % 2]!.url}/v1/deep`, { method: 'POST', headers: AS_DEEP_CALLER })),
+    );
     expect(starts.map((r) => r.status)).toEqual(Array(20).fill(200));
     // Kill an NL scanner while it holds a chunk.
     await eventually(async () => (await healthOf(scanners.nl1)).jobsInHand > 0, 20_000, 'NL scanner 1 holds a chunk');
@@ -116,7 +127,9 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
       expect(events.at(-1)).toMatchObject({ name: 'scan:complete', data: { status: 'complete', region: 'NL' } });
     }
     await expectLogged(apiNodes, 'scan_queued', 1);
-    const results = await Promise.all(apiNodes.map(async (api) => (await fetch(`${api.url}/v1/deep`, { headers: AS_DEEP_CALLER })).json() as Promise<Record<string, unknown>>));
+    const results = await Promise.all(
+      apiNodes.map(async (api) => (await fetch(`${api.url}/v1/deep`, { headers: AS_DEEP_CALLER })).json() as Promise<Record<string, unknown>>),
+    );
     expect(results[0]).toEqual(results[1]);
     const result = results[0]!;
     expect(result).toMatchObject({ status: 'complete', region: 'NL' });

@@ -66,7 +66,7 @@ describe('RedisScanStarts', () => {
     expect((await starts.start(running, [])).kind).toBe('started');
     await end(newRecord(ip, 'fast')); // another, older scan's end
     expect(await starts.start(newRecord(ip, 'fast'), [])).toEqual({ kind: 'joined', scanId: running.id });
-    expect((await new RedisResultStore(connect()).get(ip, 'fast'))).toMatchObject({ id: running.id, status: 'queued' });
+    expect(await new RedisResultStore(connect()).get(ip, 'fast')).toMatchObject({ id: running.id, status: 'queued' });
     await end(running);
     expect((await starts.start(newRecord(ip, 'fast'), [])).kind).toBe('started');
   });

@@ -17,7 +17,13 @@ export interface NodeSpec {
 /** Starts one node against the Redis at `socket`. */
 export function startNode(socket: string, spec: NodeSpec): Promise<ServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), `selfscan-${spec.role}-`));
-  const config = { redisUrl: `unix://${socket}`, role: spec.role, logLevel: 'debug', ...(spec.region === undefined ? {} : { region: spec.region }), ...spec.config };
+  const config = {
+    redisUrl: `unix://${socket}`,
+    role: spec.role,
+    logLevel: 'debug',
+    ...(spec.region === undefined ? {} : { region: spec.region }),
+    ...spec.config,
+  };
   return startServerProcess(dataDir, config);
 }
 
