@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import { finalBody, progressBody } from '../scan/result-view.js';
-import type { ScanListener, StreamEvent } from '../scan/scan-events.js';
+import { type ScanListener, type StreamEvent, sendToListeners } from '../scan/scan-events.js';
 import type { Watch } from '../scan/scans.js';
 import { EVENTS_CHANNEL } from './redis-keys.js';
 import { applyChunks, type RedisScanProgress } from './redis-scan-progress.js';
@@ -132,13 +132,7 @@ export class ClusterWatchers {
   }
 
   private send(scanId: string, scan: WatchedScan, event: StreamEvent): void {
-    for (const listener of [...scan.listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.log.error({ err: error, scanId }, 'scan listener threw');
-      }
-    }
+    sendToListeners(scan.listeners, event, scanId, this.log);
   }
 
   /** After a reconnect: each watched scan's state read anew, its newer state sent as one event. */

@@ -2,7 +2,16 @@
 // only for scans someone watches.
 import type { Logger } from 'pino';
 
-import type { EndedScan, InitialEvent, ScanEvents, ScanListener, StreamEvent, StreamEventName, Subscription } from './scan-events.js';
+import {
+  type EndedScan,
+  type InitialEvent,
+  type ScanEvents,
+  type ScanListener,
+  type StreamEvent,
+  type StreamEventName,
+  type Subscription,
+  sendToListeners,
+} from './scan-events.js';
 
 interface Watched {
   listeners: Set<ScanListener>;
@@ -51,12 +60,6 @@ export class InProcessScanEvents implements ScanEvents {
   }
 
   private send(scanId: string, scan: Watched, event: StreamEvent): void {
-    for (const listener of [...scan.listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.log.error({ err: error, scanId }, 'scan listener threw');
-      }
-    }
+    sendToListeners(scan.listeners, event, scanId, this.log);
   }
 }

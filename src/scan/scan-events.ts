@@ -2,6 +2,8 @@
 // webhooks, the service's own bookkeeping): publish and subscribe by scan
 // id. In one process the bus is in memory; a cluster puts a networked one
 // behind the same interface.
+import type { Logger } from 'pino';
+
 import type { ScanResultFinal } from '../api/scan-result.js';
 import type { SseEventName } from '../api/sse-events.js';
 import type { ScanRecord } from '../model/scan-record.js';
@@ -54,4 +56,15 @@ export interface ScanEvents {
   subscribe(scanId: string, listener: ScanListener, initial: readonly InitialEvent[]): Subscription;
   /** Listens to every scan's end. */
   onEnded(listener: (scan: EndedScan) => void): void;
+}
+
+/** Hands `event` to each of `listeners`; one that throws is logged and the others still get it. */
+export function sendToListeners(listeners: ReadonlySet<ScanListener>, event: StreamEvent, scanId: string, log: Logger): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(event);
+    } catch (error) {
+      log.error({ err: error, scanId }, 'scan listener threw');
+    }
+  }
 }
