@@ -42,7 +42,11 @@ export class ClusterFinisher {
     const { record, chunks } = snapshot;
     const ptr = await (lookupPtr?.(record.ip) ?? Promise.resolve(null));
     settleRecord(record, outcomeOf(record, chunks.size), ptr, clock.now(), logger);
-    if (await progress.end(record, finalBody(record))) logScanFinished(logger, record);
+    if (await progress.end(record, finalBody(record))) {
+      logScanFinished(logger, record);
+      return webhooks.scanFinished(record);
+    }
+    // Another node ended it meanwhile: its record is the one owed.
     const stored = await store.get(record.ip, record.scanType);
     if (stored !== null && stored.id === record.id) await webhooks.scanFinished(stored);
   }

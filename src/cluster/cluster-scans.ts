@@ -12,9 +12,10 @@ import type { ScanAdmit } from '../limits/scan-admit.js';
 import type { Clock } from '../model/clock.js';
 import { isFinal, queuedRecord, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
 import { EtaEstimator } from '../scan/eta-estimator.js';
-import { finalBody, inFlightBody, noneBody, progressBody, scanQueuedBody } from '../scan/result-view.js';
+import { finalBody, inFlightBody, noneBody, scanQueuedBody } from '../scan/result-view.js';
 import type { ScanListener, StreamEvent } from '../scan/scan-events.js';
 import type { Scans, StartResult, Watch } from '../scan/scans.js';
+import { progressEvent, terminalEvent } from '../scan/stream-events.js';
 import type { ResultStore } from '../store/result-store.js';
 import type { ChunkDispatch } from './chunk-jobs.js';
 import type { ClusterWatchers, FirstEvents } from './cluster-watchers.js';
@@ -52,7 +53,7 @@ export class ClusterScans implements Scans {
     return orUnavailable(
       (async () => {
         const scanId = await this.options.progress.inFlight(ip, scanType);
-        return scanId === null ? null : this.follow(scanId, ip, scanType, listener, afterId);
+        return scanId === null ? null : this.follow(scanId, ip, scanType, listener, { afterId });
       })(),
     );
   }
@@ -72,25 +73,41 @@ export class ClusterScans implements Scans {
     const record = { ...queuedRecord(randomUUID(), ip, scanType, origin, clock.now()), region };
     const outcome = await starts.start(record, admit?.charges ?? []);
     if (outcome.kind !== 'joined') admit?.judge(outcome.decisions); // throws the refusal
-    if (outcome.kind === 'joined') {
-      logger.info({ event: 'scan_joined', ip, scanType, origin, scanId: outcome.scanId }, 'request joined a scan in flight');
-      const snapshot = await this.options.progress.snapshot(outcome.scanId, ip, scanType);
-      const current = snapshot?.record ?? record;
-      const watch = listener === undefined ? UNWATCHED : ((await this.follow(outcome.scanId, ip, scanType, listener)) ?? (await this.endedWatch(ip, scanType)));
-      return { scanId: outcome.scanId, body: scanQueuedBody(current, true, this.etaOf(current)), coalesced: true, ...watch };
+    const joined = outcome.kind === 'joined';
+    const scanId = joined ? outcome.scanId : record.id;
+    if (joined) logger.info({ event: 'scan_joined', ip, scanType, origin, scanId }, 'request joined a scan in flight');
+    else {
+      await dispatch.first(record, this.options.window, record.queuedAt + this.options.budgetMs[scanType]);
+      logger.info({ event: 'scan_queued', ip, scanType, origin, scanId, region }, 'scan queued');
     }
-    await dispatch.first(record, this.options.window, record.queuedAt + this.options.budgetMs[scanType]);
-    logger.info({ event: 'scan_queued', ip, scanType, origin, scanId: record.id, region }, 'scan queued');
-    const watch = listener === undefined ? UNWATCHED : ((await this.follow(record.id, ip, scanType, listener)) ?? (await this.endedWatch(ip, scanType)));
-    return { scanId: record.id, body: scanQueuedBody(record, false, this.etaOf(record)), coalesced: false, ...watch };
+    // The scan as it is now: read by the watcher's snapshot when there is one, else read for a join; a new scan is as recorded.
+    let current: ScanRecord = record;
+    let watch = UNWATCHED;
+    if (listener !== undefined) {
+      const seen = (snapshot: ScanRecord): void => {
+        current = snapshot;
+      };
+      watch = (await this.follow(scanId, ip, scanType, listener, { seen })) ?? (await this.endedWatch(ip, scanType));
+    } else if (joined) {
+      current = (await this.options.progress.snapshot(scanId, ip, scanType))?.record ?? record;
+    }
+    return { scanId, body: scanQueuedBody(current, joined, this.etaOf(current)), coalesced: joined, ...watch };
   }
 
-  private follow(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, afterId?: number): Promise<Watch | null> {
-    const first: FirstEvents =
-      afterId === undefined
-        ? (record, seq) => this.firstEvents(record, seq)
-        : (record, seq) =>
-            seq > afterId && record.status === 'running' ? [{ name: 'scan:progress', id: seq, data: progressBody(record), terminal: false }] : [];
+  /** Attaches `listener` to scan `scanId`; `afterId` resumes after that event; `seen` gets the scan's state as read. */
+  private follow(
+    scanId: string,
+    ip: string,
+    scanType: ScanType,
+    listener: ScanListener,
+    options: { afterId?: number; seen?: (record: ScanRecord) => void } = {},
+  ): Promise<Watch | null> {
+    const { afterId, seen } = options;
+    const first: FirstEvents = (record, seq) => {
+      seen?.(record);
+      if (afterId === undefined) return this.firstEvents(record, seq);
+      return seq > afterId && record.status === 'running' ? [progressEvent(record, seq)] : [];
+    };
     return this.options.watchers.watch(scanId, ip, scanType, listener, first);
   }
 
@@ -103,15 +120,14 @@ export class ClusterScans implements Scans {
       terminal: false,
     };
     if (record.status !== 'running') return [queued];
-    return [queued, { name: 'scan:progress', id: seq, data: progressBody(record), terminal: false }];
+    return [queued, progressEvent(record, seq)];
   }
 
   /** The scan ended between its start and the watch: its end, from the stored result. */
   private async endedWatch(ip: string, scanType: ScanType): Promise<Watch> {
     const record = await this.options.store.get(ip, scanType);
     if (record === null || !isFinal(record.status)) return UNWATCHED;
-    const body = finalBody(record);
-    return { initial: [{ name: body.status === 'failed' ? 'scan:failed' : 'scan:complete', id: 0, data: body, terminal: true }], unsubscribe: () => {} };
+    return { initial: [terminalEvent(finalBody(record), 0)], unsubscribe: () => {} };
   }
 
   private async read(ip: string, scanType: ScanType): Promise<ScanResult> {

@@ -8,9 +8,10 @@ import type { Logger } from 'pino';
 
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
-import { finalBody, progressBody } from '../scan/result-view.js';
+import { finalBody } from '../scan/result-view.js';
 import { type ScanListener, type StreamEvent, sendToListeners } from '../scan/scan-events.js';
 import type { Watch } from '../scan/scans.js';
+import { progressEvent, terminalEvent } from '../scan/stream-events.js';
 import { EVENTS_CHANNEL } from './redis-keys.js';
 import { applyChunks, type RedisScanProgress } from './redis-scan-progress.js';
 import { parseScanEventMessage, type ScanEventMessage } from './scan-event-message.js';
@@ -119,14 +120,13 @@ export class ClusterWatchers {
     let event: StreamEvent;
     if (message.kind === 'end') {
       this.watched.delete(scanId);
-      const name = message.body.status === 'failed' ? 'scan:failed' : 'scan:complete';
-      event = { name, id: message.seq, data: message.body, terminal: true };
+      event = terminalEvent(message.body, message.seq);
     } else {
       if (message.kind === 'running') {
         record.status = 'running';
         record.startedAt = message.startedAt;
       } else applyChunks(record, [message.chunk]);
-      event = { name: 'scan:progress', id: message.seq, data: progressBody(record), terminal: false };
+      event = progressEvent(record, message.seq);
     }
     this.send(scanId, scan, event);
   }
@@ -144,15 +144,9 @@ export class ClusterWatchers {
           if (snapshot === null || snapshot.seq <= scan.seq || this.watched.get(scanId) !== scan) return;
           scan.record = snapshot.record;
           scan.seq = snapshot.seq;
-          if (!snapshot.ended)
-            return this.send(scanId, scan, { name: 'scan:progress', id: snapshot.seq, data: progressBody(snapshot.record), terminal: false });
+          if (!snapshot.ended) return this.send(scanId, scan, progressEvent(snapshot.record, snapshot.seq));
           this.watched.delete(scanId);
-          this.send(scanId, scan, {
-            name: snapshot.record.status === 'failed' ? 'scan:failed' : 'scan:complete',
-            id: snapshot.seq,
-            data: finalBody(snapshot.record),
-            terminal: true,
-          });
+          this.send(scanId, scan, terminalEvent(finalBody(snapshot.record), snapshot.seq));
         },
         (error: unknown) => this.log.warn({ err: error, scanId }, 'could not read scan state after reconnecting'),
       );

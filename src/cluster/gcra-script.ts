@@ -7,6 +7,7 @@
 
 import { gcra, type RateDecision } from '../limits/gcra.js';
 import type { RateCharge } from '../limits/rate-limit-store.js';
+import { NOW_MS_LUA } from './redis-time.js';
 
 /**
  * Lua functions: `gcra_check(keys, first, args, firstArg)` checks the limit
@@ -16,8 +17,7 @@ import type { RateCharge } from '../limits/rate-limit-store.js';
  */
 export const GCRA_LUA = `
 local function gcra_check(keys, first, args, firstArg)
-  local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  ${NOW_MS_LUA}
   local check = { now = now, keys = {}, before = {}, after = {}, allowed = true }
   for i = first, #keys do
     local at = firstArg + 2 * (i - first)

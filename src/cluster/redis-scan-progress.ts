@@ -10,15 +10,13 @@ import type { ScanResultFinal } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import { chunksKey, EVENTS_CHANNEL, inFlightKey, resultKey, SCAN_STATE_TTL_MS, scanKey, UNFINISHED_KEY } from './redis-keys.js';
+import { NOW_MS_LUA } from './redis-time.js';
 import type { ChunkFindings } from './scan-event-message.js';
-
-const NOW_MS = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /** KEYS: scan state. ARGV: scan id, channel. A queued scan becomes running; 1 when it did. */
 const RUNNING_SCRIPT = `
 if redis.call('HGET', KEYS[1], 'status') ~= 'queued' or redis.call('HGET', KEYS[1], 'ended') then return 0 end
-${NOW_MS}
+${NOW_MS_LUA}
 redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', now)
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 redis.call('PUBLISH', ARGV[2], '{"scanId":"' .. ARGV[1] .. '","seq":' .. seq .. ',"kind":"running","startedAt":' .. now .. '}')

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 
 import { ApiError } from '../api/api-error.js';
 import { REGIONS_KEY, scannersKey } from './redis-keys.js';
+import { NOW_MS_LUA } from './redis-time.js';
 
 const HEARTBEAT_MS = 2000;
 /** A node that missed this long of heartbeats counts as gone. */
@@ -15,18 +16,15 @@ const LAPSE_MS = 6000;
 /** How long an API node trusts what it read of the regions. */
 const CACHE_MS = 1000;
 
-const NOW_MS = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
-
 /** KEYS: region's scanners, regions set. ARGV: node id, region, lapse ms. */
-const HEARTBEAT_SCRIPT = `${NOW_MS}
+const HEARTBEAT_SCRIPT = `${NOW_MS_LUA}
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('SADD', KEYS[2], ARGV[2])
 return 1
 `;
 
 /** KEYS: each region's scanners. Replies the live nodes of each. */
-const LIVE_SCRIPT = `${NOW_MS}
+const LIVE_SCRIPT = `${NOW_MS_LUA}
 local counts = {}
 for i, key in ipairs(KEYS) do
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now)

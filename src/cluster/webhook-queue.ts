@@ -11,27 +11,10 @@ import type { Config } from '../config/config.js';
 import { type AttemptOptions, attemptDelivery, type DueDelivery, PARALLEL_ATTEMPTS } from '../webhook/webhook-attempt.js';
 import { QUEUE_PREFIX } from './redis-connection.js';
 import { WEBHOOK_QUEUE } from './redis-keys.js';
+import { STALL_SETTINGS } from './stall-settings.js';
 
 /** How long a delivery's registration and its finished job are kept: within it, a delivery id is queued once. */
 export const KEEP_SECONDS = 24 * 60 * 60;
-
-/**
- * A job's lock lasts this long unless its worker renews it (every half of
- * it): the longest a killed node holds on to the attempt it was making. A
- * node whose event loop stalls for longer loses the job too, and the
- * receiver may get that attempt twice, with the same delivery id.
- */
-const LOCK_MS = 4_000;
-/**
- * How often the cluster looks for jobs whose lock has expired (about one
- * check per interval across all live workers). A job is moved back to wait
- * at the first check after its lock expired that had already seen it
- * active, so another node retries a dead node's job within about
- * LOCK_MS + 2 * STALLED_CHECK_MS.
- */
-const STALLED_CHECK_MS = 2_000;
-/** A job that stalled (its node died) is retried however often that happens; only failed attempts use up its attempts. */
-const UNLIMITED_STALLS = Number.MAX_SAFE_INTEGER;
 
 /** The options of a delivery job: one attempt more than there are retry delays. */
 export function deliveryJobOptions(config: Config['webhooks'], deliveryId: string): JobsOptions {
@@ -67,9 +50,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       connection: options.connection,
       prefix: QUEUE_PREFIX,
       concurrency: PARALLEL_ATTEMPTS,
-      lockDuration: LOCK_MS,
-      stalledInterval: STALLED_CHECK_MS,
-      maxStalledCount: UNLIMITED_STALLS,
+      ...STALL_SETTINGS,
       settings: {
         // After failed attempt n, wait delays[n - 1]; a job queued under a longer schedule waits the last delay.
         backoffStrategy: (attemptsMade: number) => (delays[Math.min(attemptsMade, delays.length) - 1] ?? 0) * 1000,

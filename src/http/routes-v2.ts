@@ -5,9 +5,10 @@
 // events, or the end it missed; it starts nothing while either exists.
 
 import type { ScanType } from '../api/scan-type.js';
-import { isFinal } from '../model/scan-record.js';
+import { isFinalBody } from '../scan/result-view.js';
 import type { StreamEvent } from '../scan/scan-events.js';
 import type { Watch } from '../scan/scans.js';
+import { terminalEvent } from '../scan/stream-events.js';
 import type { Exchange, Headers } from './exchange.js';
 import type { RouteContext } from './route-context.js';
 import { SseStream } from './sse-stream.js';
@@ -46,9 +47,7 @@ async function resume(
   const watching = await context.service.watch(ip, scanType, listener, lastEventId);
   if (watching !== null) return watching;
   const result = await context.service.result(ip, scanType);
-  if (result.status === 'none' || !isFinal(result.status)) return null;
-  const name = result.status === 'failed' ? 'scan:failed' : 'scan:complete';
-  return { initial: [{ name, id: lastEventId + 1, data: result, terminal: true }], unsubscribe: () => {} };
+  return isFinalBody(result) ? { initial: [terminalEvent(result, lastEventId + 1)], unsubscribe: () => {} } : null;
 }
 
 function streamEvents(

@@ -12,6 +12,7 @@ import {
   type Subscription,
   sendToListeners,
 } from './scan-events.js';
+import { terminalName } from './stream-events.js';
 
 interface Watched {
   listeners: Set<ScanListener>;
@@ -35,7 +36,7 @@ export class InProcessScanEvents implements ScanEvents {
     const scan = this.watched.get(scanId);
     if (scan === undefined) return;
     this.watched.delete(scanId);
-    this.send(scanId, scan, this.stamp(scan, ended.record.status === 'failed' ? 'scan:failed' : 'scan:complete', ended.body));
+    this.send(scanId, scan, this.stamp(scan, terminalName(ended.body), ended.body));
   }
 
   subscribe(scanId: string, listener: ScanListener, initial: readonly InitialEvent[]): Subscription {

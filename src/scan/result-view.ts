@@ -1,10 +1,10 @@
 // The wire shapes of the interface (spec section 2), built from records.
 // Pure functions: what a status shows is decided here and nowhere else.
 import type { ScanQueued } from '../api/scan-queued.js';
-import type { ScanResultFinal, ScanResultInFlight, ScanResultNone } from '../api/scan-result.js';
+import type { ScanResult, ScanResultFinal, ScanResultInFlight, ScanResultNone } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { SseProgress } from '../api/sse-events.js';
-import type { ScanRecord } from '../model/scan-record.js';
+import { isFinal, type ScanRecord } from '../model/scan-record.js';
 
 /** Live facts of a queued or running scan that the record does not hold. */
 export interface InFlightFacts {
@@ -70,6 +70,11 @@ function findings(record: ScanRecord) {
     completed_at: toSeconds(record.completedAt ?? 0),
     expires_at: toSeconds(record.expiresAt ?? 0),
   };
+}
+
+/** Whether a GET body is a finished scan's. */
+export function isFinalBody(body: ScanResult): body is ScanResultFinal {
+  return body.status !== 'none' && isFinal(body.status);
 }
 
 /** The body of a scan that ended: complete, incomplete or failed. */
