@@ -1,13 +1,14 @@
-// A scan's chunks as BullMQ jobs in its region's queue. At most `window`
-// chunks of one scan are queued or running at once across the cluster:
-// the first ones are queued when the scan starts, and each recorded chunk
-// queues the one `window` places after it, carrying the timing it learned
-// of the target. Job ids never contain the IP (`:` and IPv6 break them)
+// A scan's chunks as BullMQ jobs in its region's queue: a deep scan's 64
+// chunks a job each, a fast scan's 4 chunks (32 ports) one job, as its
+// ports cost less than a job's round trips. At most `window` jobs of one
+// scan are queued or running at once across the cluster: the first ones
+// are queued when the scan starts, and each job done queues the one
+// `window` places after it, carrying the timing it learned of the target. Job ids never contain the IP (`:` and IPv6 break them)
 // and are fixed per chunk, so queueing one twice is a no-op.
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
-import type { ScanType } from '../api/scan-type.js';
+import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { LearnedTiming } from '../native/scan-request.js';
 import { QUEUE_PREFIX } from './redis-connection.js';
@@ -16,6 +17,7 @@ export interface ChunkJob {
   scanId: string;
   ip: string;
   scanType: ScanType;
+  /** The job's place in the scan: its chunks are index × CHUNKS_PER_JOB onwards. */
   index: number;
   /** Chunks of the scan in flight at once. */
   window: number;
@@ -29,6 +31,19 @@ export interface FinishJob {
   scanId: string;
   ip: string;
   scanType: ScanType;
+}
+
+/** Chunks (of SCAN_PROFILES) one job scans, by scan type. */
+export const CHUNKS_PER_JOB: Readonly<Record<ScanType, number>> = { fast: SCAN_PROFILES.fast.totalChunks, deep: 1 };
+
+/** Jobs of a scan of `scanType`. */
+export const jobsOf = (scanType: ScanType): number => SCAN_PROFILES[scanType].totalChunks / CHUNKS_PER_JOB[scanType];
+
+/** The ports job `index` of a `scanType` scan scans. */
+export function jobPorts(scanType: ScanType, index: number): readonly number[] {
+  const { ports, chunkSize } = SCAN_PROFILES[scanType];
+  const size = chunkSize * CHUNKS_PER_JOB[scanType];
+  return ports.slice(index * size, (index + 1) * size);
 }
 
 export const chunkQueueName = (region: string): string => `chunks-${region}`;
@@ -51,15 +66,15 @@ export class ChunkDispatch {
 
   /** Queues the first `window` chunks of a scan just started. */
   async first(record: ScanRecord & { region: string }, window: number, deadline: number): Promise<void> {
-    const count = Math.min(window, record.totalChunks);
+    const count = Math.min(window, jobsOf(record.scanType));
     const jobs = Array.from({ length: count }, (_, index) => ({ scanId: record.id, ip: record.ip, scanType: record.scanType, index, window, deadline }));
     await this.queue(record.region).addBulk(jobs.map((data) => ({ name: 'chunk', data, opts: this.chunkOptions(data) })));
   }
 
-  /** Queues the chunk `window` places after `done`, if the scan has one, with the timing `done` learned. */
-  async next(region: string, done: ChunkJob, totalChunks: number, timing: LearnedTiming | undefined): Promise<void> {
+  /** Queues the job `window` places after `done`, if the scan has one, with the timing `done` learned. */
+  async next(region: string, done: ChunkJob, timing: LearnedTiming | undefined): Promise<void> {
     const index = done.index + done.window;
-    if (index >= totalChunks) return;
+    if (index >= jobsOf(done.scanType)) return;
     const data: ChunkJob = { ...done, index, ...(timing === undefined ? {} : { timing }) };
     await this.queue(region).add('chunk', data, this.chunkOptions(data));
   }

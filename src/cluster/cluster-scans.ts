@@ -131,14 +131,10 @@ export class ClusterScans implements Scans {
   }
 
   private async read(ip: string, scanType: ScanType): Promise<ScanResult> {
-    const scanId = await this.options.progress.inFlight(ip, scanType);
-    if (scanId !== null) {
-      const snapshot = await this.options.progress.snapshot(scanId, ip, scanType);
-      if (snapshot !== null && !snapshot.ended) return inFlightBody(snapshot.record, { queuePosition: 0, etaSeconds: this.etaOf(snapshot.record) });
-    }
-    const record = await this.options.store.get(ip, scanType);
-    if (record === null || !isFinal(record.status) || (record.expiresAt ?? 0) <= this.options.clock.now()) return noneBody(ip, scanType);
-    return finalBody(record);
+    const record = await this.options.progress.current(ip, scanType);
+    if (record === null) return noneBody(ip, scanType);
+    if (!isFinal(record.status)) return inFlightBody(record, { queuePosition: 0, etaSeconds: this.etaOf(record) });
+    return (record.expiresAt ?? 0) <= this.options.clock.now() ? noneBody(ip, scanType) : finalBody(record);
   }
 
   private etaOf(record: ScanRecord): number {

@@ -101,6 +101,7 @@ export class ClusterWatchers {
   }
 
   private deliver(text: string): void {
+    if (this.watched.size === 0) return; // every scan's events reach every API node: most concern nobody here
     let message: ScanEventMessage;
     try {
       message = parseScanEventMessage(text);

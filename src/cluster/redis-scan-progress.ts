@@ -25,7 +25,8 @@ return 1
 
 /**
  * KEYS: scan state, chunks. ARGV: scan id, channel, chunk index, findings
- * JSON, lifetime ms. Replies the outcome, chunks done and chunks in all.
+ * JSON, lifetime ms, 1 when the chunk is complete. Replies the outcome,
+ * chunks done and chunks in all.
  */
 const RECORD_CHUNK_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HGET', KEYS[1], 'ended') then return { 'ended', 0, 0 } end
@@ -35,6 +36,7 @@ if redis.call('HSETNX', KEYS[2], ARGV[3], ARGV[4]) == 0 then
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 local done = redis.call('HINCRBY', KEYS[1], 'done', 1)
+redis.call('HINCRBY', KEYS[1], 'complete', ARGV[6])
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 redis.call('PUBLISH', ARGV[2], '{"scanId":"' .. ARGV[1] .. '","seq":' .. seq .. ',"kind":"chunk","index":' .. ARGV[3] .. ',"chunk":' .. ARGV[4] .. '}')
 return { 'recorded', done, total }
@@ -61,7 +63,21 @@ redis.call('PUBLISH', ARGV[2], '{"scanId":"' .. ARGV[1] .. '","seq":' .. seq .. 
 return seq
 `;
 
+/**
+ * KEYS: in-flight mark, record. ARGV: the scan state keys' prefix. Replies
+ * the record, and for a scan in flight its id, status, start and chunks
+ * complete: what a poll needs, in one round trip.
+ */
+const CURRENT_SCRIPT = `
+local id = redis.call('GET', KEYS[1])
+local record = redis.call('GET', KEYS[2])
+if not id then return { record } end
+local state = redis.call('HMGET', ARGV[1] .. id, 'status', 'startedAt', 'complete', 'ended')
+return { record, id, state[1], state[2], state[3], state[4] }
+`;
+
 interface ProgressCommands {
+  selfscanCurrent(numberOfKeys: number, ...keysAndArgs: string[]): Promise<(string | null)[]>;
   selfscanRunning(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
   selfscanRecordChunk(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<[string, number, number]>;
   selfscanEnd(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
@@ -90,6 +106,7 @@ export class RedisScanProgress {
     redis.defineCommand('selfscanRunning', { lua: RUNNING_SCRIPT });
     redis.defineCommand('selfscanRecordChunk', { lua: RECORD_CHUNK_SCRIPT });
     redis.defineCommand('selfscanEnd', { lua: END_SCRIPT });
+    redis.defineCommand('selfscanCurrent', { lua: CURRENT_SCRIPT });
     this.commands = redis as unknown as ProgressCommands;
   }
 
@@ -109,6 +126,7 @@ export class RedisScanProgress {
       index,
       JSON.stringify(findings),
       SCAN_STATE_TTL_MS,
+      findings.complete ? 1 : 0,
     );
     return { outcome: outcome as ChunkRecorded['outcome'], done, total };
   }
@@ -126,6 +144,27 @@ export class RedisScanProgress {
     for (const scanId of scanIds) pipeline.hget(scanKey(scanId), 'status');
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([, status]) => (typeof status === 'string' ? status : null));
+  }
+
+  /**
+   * The record of (ip, scanType) as a poll shows it, in one round trip: in
+   * flight (status and chunks complete, no port lists), final, or null.
+   */
+  async current(ip: string, scanType: ScanType): Promise<ScanRecord | null> {
+    const [recordText, scanId, status, startedAt, complete, ended] = await this.commands.selfscanCurrent(
+      2,
+      inFlightKey(scanType, ip),
+      resultKey(scanType, ip),
+      scanKey(''),
+    );
+    const record = recordText === null || recordText === undefined ? null : (JSON.parse(recordText) as ScanRecord);
+    if (record === null || scanId === undefined || record.id !== scanId || ended) return record;
+    if (status === 'running') {
+      record.status = 'running';
+      record.startedAt = Number(startedAt);
+    }
+    record.chunksComplete = Number(complete ?? 0);
+    return record;
   }
 
   /** The id of the scan in flight for (ip, scanType), or null. */

@@ -7,10 +7,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 import { SCAN_PROFILES } from '../api/scan-type.js';
-import type { Scanner } from '../native/scanner.js';
-import { CHUNK_ATTEMPTS, type ChunkDispatch, type ChunkJob, chunkQueueName } from './chunk-jobs.js';
+import type { ScanChunk, Scanner } from '../native/scanner.js';
+import { CHUNK_ATTEMPTS, CHUNKS_PER_JOB, type ChunkDispatch, type ChunkJob, chunkQueueName, jobPorts } from './chunk-jobs.js';
 import { QUEUE_PREFIX } from './redis-connection.js';
-import type { RedisScanProgress } from './redis-scan-progress.js';
+import type { ChunkRecorded, RedisScanProgress } from './redis-scan-progress.js';
 import { STALL_SETTINGS } from './stall-settings.js';
 
 export interface ScannerNodeOptions {
@@ -63,17 +63,23 @@ export class ScannerNode {
     const { scanner, progress, dispatch, region, logger } = this.options;
     const remaining = job.deadline - Date.now();
     if (remaining <= 0) return; // past its budget: the sweep finishes the scan with what it has
-    await progress.running(job.scanId);
-    const { ports, chunkSize } = SCAN_PROFILES[job.scanType];
-    const chunkPorts = ports.slice(job.index * chunkSize, (job.index + 1) * chunkSize);
-    const handle = scanner.scan({ ip: job.ip, ports: chunkPorts, chunkSize: chunkPorts.length, budgetMs: remaining, timing: job.timing });
+    if (job.index < job.window) await progress.running(job.scanId); // a later job starts only after a first one ran
+    // Each chunk is recorded as the scanner reports it, numbered within the whole scan.
+    const first = job.index * CHUNKS_PER_JOB[job.scanType];
+    const records: Promise<ChunkRecorded>[] = [];
+    const onChunk = (chunk: ScanChunk): void => {
+      const findings = { open: chunk.open, filtered: chunk.filtered, complete: chunk.complete };
+      records.push(progress.recordChunk(job.scanId, first + chunk.index, findings));
+    };
+    const { chunkSize } = SCAN_PROFILES[job.scanType];
+    const handle = scanner.scan({ ip: job.ip, ports: jobPorts(job.scanType, job.index), chunkSize, budgetMs: remaining, timing: job.timing }, onChunk);
     const summary = await handle.done;
-    const findings = { open: summary.open, filtered: summary.filtered, complete: summary.status === 'complete' };
-    const recorded = await progress.recordChunk(job.scanId, job.index, findings);
-    logger.debug({ event: 'chunk_scanned', scanId: job.scanId, index: job.index, outcome: recorded.outcome, durationMs: summary.durationMs }, 'chunk scanned');
-    if (recorded.outcome === 'ended') return;
-    await dispatch.next(region, job, recorded.total, summary.timing);
-    if (recorded.done === recorded.total) await dispatch.finish({ scanId: job.scanId, ip: job.ip, scanType: job.scanType });
+    const recorded = await Promise.all(records);
+    const ended = recorded.some((r) => r.outcome === 'ended');
+    logger.debug({ event: 'chunk_scanned', scanId: job.scanId, index: job.index, ended, durationMs: summary.durationMs }, 'chunks scanned');
+    if (ended) return;
+    await dispatch.next(region, job, summary.timing);
+    if (recorded.some((r) => r.done === r.total)) await dispatch.finish({ scanId: job.scanId, ip: job.ip, scanType: job.scanType });
   }
 
   /** A chunk that failed every attempt: the scan ends now with what it has, not at its deadline. */

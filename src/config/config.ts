@@ -103,7 +103,7 @@ export const configSchema = z.strictObject({
       defaultText: 'scanner: `default`; API: the region with most live scanner nodes',
     },
   ),
-  chunkWindow: setting(z.number().int().min(1).max(64).default(4), {
+  chunkWindow: setting(z.number().int().min(1).max(64).default(16), {
     description: 'with --redis: chunks of one scan queued or running at once across all scanner nodes',
   }),
   webhooks: z

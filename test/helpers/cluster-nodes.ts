@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type ServerProcess, startServerProcess } from './server-process.js';
+import { type CliEntry, type ServerProcess, startServerProcess } from './server-process.js';
 
 export interface NodeSpec {
   role: 'api' | 'scanner';
@@ -14,8 +14,8 @@ export interface NodeSpec {
   config?: object;
 }
 
-/** Starts one node against the Redis at `socket`. */
-export function startNode(socket: string, spec: NodeSpec): Promise<ServerProcess> {
+/** Starts one node against the Redis at `socket`, from source unless `entry` says otherwise (benchmarks run the build). */
+export function startNode(socket: string, spec: NodeSpec, entry?: CliEntry): Promise<ServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), `selfscan-${spec.role}-`));
   const config = {
     redisUrl: `unix://${socket}`,
@@ -24,7 +24,7 @@ export function startNode(socket: string, spec: NodeSpec): Promise<ServerProcess
     ...(spec.region === undefined ? {} : { region: spec.region }),
     ...spec.config,
   };
-  return startServerProcess(dataDir, config);
+  return startServerProcess(dataDir, config, entry);
 }
 
 /** GET /healthz of a node. */
