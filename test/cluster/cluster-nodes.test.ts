@@ -98,7 +98,8 @@ afterAll(async () => {
 
 function expectGapless(events: SseEvent[]): void {
   const after = events.slice(events.findIndex((e) => e.name === 'scan:progress'));
-  for (const [i, event] of after.entries()) if (i > 0) expect(event.id, `event ${i} of ${after.length}`).toBe(after[i - 1]!.id + 1);
+  const ids = after.map((event) => event.id).join(',');
+  for (const [i, event] of after.entries()) if (i > 0) expect(event.id, `event ${i} of ${after.length}: ids ${ids}`).toBe(after[i - 1]!.id + 1);
   expect(events.filter((e) => e.name === 'scan:complete' || e.name === 'scan:failed')).toHaveLength(1);
 }
 
