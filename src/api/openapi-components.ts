@@ -27,13 +27,23 @@ export const rateLimitHeaders = {
 
 /** A JSON response with the rate-limit headers and `extraHeaders`. */
 export function jsonResponse(description: string, schema: object, extraHeaders: object = {}) {
-  return { description, headers: { ...rateLimitHeaders, ...extraHeaders }, content: { 'application/json': { schema } } };
+  return unlimitedJsonResponse(description, schema, { ...rateLimitHeaders, ...extraHeaders });
+}
+
+/** A JSON response of a path outside the edge limit: no X-RateLimit-* headers. */
+export function unlimitedJsonResponse(description: string, schema: object, headers: object = {}) {
+  return { description, ...(Object.keys(headers).length > 0 ? { headers } : {}), content: { 'application/json': { schema } } };
+}
+
+/** The JSON Error body whose `error` is one of `codes`. */
+export function errorSchema(codes: readonly ErrorCode[]): object {
+  const error = codes.length === 1 ? { const: codes[0] } : { enum: codes };
+  return { allOf: [schemaRef(ErrorBody), { type: 'object', properties: { error } }] };
 }
 
 /** A JSON Error response whose `error` is one of `codes`. */
 function errorResponse(description: string, codes: readonly ErrorCode[], extraHeaders: object = {}) {
-  const error = codes.length === 1 ? { const: codes[0] } : { enum: codes };
-  return jsonResponse(description, { allOf: [schemaRef(ErrorBody), { type: 'object', properties: { error } }] }, extraHeaders);
+  return jsonResponse(description, errorSchema(codes), extraHeaders);
 }
 
 /** The payload schema of each stream event, by event name. */

@@ -1,7 +1,8 @@
 // The OpenAPI document's paths and webhooks: the operations and their
 // prose, written by hand; every schema they name is a generated component.
+import { Health } from './health.js';
 import { JsonRpcMessage } from './json-rpc-message.js';
-import { headerRef, jsonResponse, rateLimitHeaders, responseRef } from './openapi-components.js';
+import { errorSchema, headerRef, jsonResponse, rateLimitHeaders, responseRef, unlimitedJsonResponse } from './openapi-components.js';
 import { schemaRef } from './openapi-schemas.js';
 import { ScanQueued } from './scan-queued.js';
 import { ScanResult } from './scan-result.js';
@@ -140,6 +141,21 @@ export const paths = {
     },
     get: mcpNotAllowed('GET'),
     delete: mcpNotAllowed('DELETE'),
+  },
+  '/healthz': {
+    get: {
+      operationId: 'getHealth',
+      tags: ['meta'],
+      summary: "This node's health",
+      description: 'For load balancers and operators: never rate-limited. A cluster node answers 503 while it cannot reach Redis.',
+      responses: {
+        '200': unlimitedJsonResponse('The node can serve.', schemaRef(Health)),
+        '405': unlimitedJsonResponse('A method other than GET (Allow: GET).', errorSchema(['method_not_allowed']), {
+          Allow: { schema: { type: 'string', const: 'GET' } },
+        }),
+        '503': unlimitedJsonResponse('The node cannot reach Redis.', schemaRef(Health)),
+      },
+    },
   },
   '/openapi.json': {
     get: {

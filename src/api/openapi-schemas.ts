@@ -5,6 +5,7 @@
 import * as z from 'zod';
 
 import { ErrorBody } from './error-body.js';
+import { Health } from './health.js';
 import { IpAddress } from './ip-address.js';
 import { JsonRpcMessage } from './json-rpc-message.js';
 import { type JsonValue, withoutTypeArrays } from './json-schema.js';
@@ -46,6 +47,7 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   WebhookPayload,
   WebhookKey,
   JsonRpcMessage,
+  Health,
 };
 
 const registry = z.registry<{ id: string }>();

@@ -7,7 +7,7 @@ import type { Admission } from '../limits/admission.js';
 import type { Scans } from '../scan/scans.js';
 import type { Webhooks } from '../webhook/webhooks.js';
 import { ClientAddressResolver } from './client-address.js';
-import { type HealthCheck, registerHealth } from './health.js';
+import { HEALTH_PATH, type HealthCheck, healthRoute } from './health.js';
 import { listeningApp } from './listening-app.js';
 import { RouteContext } from './route-context.js';
 import { ROUTES, type Route } from './routes.js';
@@ -41,8 +41,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const uws = loadUws();
   const app = uws.App();
   const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy) });
-  registerHealth(app, options.health); // first: never rate-limited
-  const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted };
+  const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted, [HEALTH_PATH]: healthRoute(options.health) };
   const routes = Object.entries(served);
   for (const [path, route] of routes) route.register(context, path);
   for (const [path, route] of routes) {

@@ -2,27 +2,24 @@
 // role, region, whether it reaches Redis, jobs in hand). Never rate-limited
 // and never logged per request: probes come every few seconds. A scanner
 // node serves nothing else over HTTP (createHealthApp).
+import { ApiError, type ErrorAnswer } from '../api/api-error.js';
+import type { Health } from '../api/health.js';
 import type { HttpApp } from './app.js';
 import { listeningApp } from './listening-app.js';
-import { loadUws, type TemplatedApp } from './uws.js';
-
-/** The body of GET /healthz; `ok` false answers 503. */
-export interface Health {
-  ok: boolean;
-  role: 'all' | 'api' | 'scanner';
-  region: string | null;
-  /** `up` or `down`; null without Redis (a single process). */
-  redis: 'up' | 'down' | null;
-  /** Scans (single process), chunk jobs (scanner) or finish jobs and watched scans (API) being handled now. */
-  jobsInHand: number;
-}
+import type { Route } from './routes.js';
+import { type HttpResponse, loadUws, type TemplatedApp } from './uws.js';
 
 export type HealthCheck = () => Promise<Health>;
 
 export const HEALTH_PATH = '/healthz';
 
-/** Serves GET /healthz on `app`. */
-export function registerHealth(app: TemplatedApp, check: HealthCheck): void {
+/** GET /healthz as a route of the table; it answers other methods itself (405, JSON). */
+export function healthRoute(check: HealthCheck): Route {
+  return { methods: ['GET'], register: (context) => registerHealth(context.app, check), answersOtherMethods: true };
+}
+
+/** Serves GET /healthz on `app`, outside the request wrapper: no edge limit, no request log line. */
+function registerHealth(app: TemplatedApp, check: HealthCheck): void {
   app.get(HEALTH_PATH, (res) => {
     let aborted = false;
     res.onAborted(() => (aborted = true));
@@ -42,6 +39,17 @@ export function registerHealth(app: TemplatedApp, check: HealthCheck): void {
       },
     );
   });
+  app.any(HEALTH_PATH, (res, req) => {
+    const error = new ApiError('method_not_allowed', `${req.getMethod().toUpperCase()} is not allowed on ${HEALTH_PATH}; use GET`);
+    writeAnswer(res, error.answer({ Allow: 'GET' }));
+  });
+}
+
+/** Writes an error answer within the uWS callback. */
+function writeAnswer(res: HttpResponse, answer: ErrorAnswer): void {
+  res.writeStatus(answer.status).writeHeader('Content-Type', 'application/json');
+  for (const [name, value] of Object.entries(answer.headers)) res.writeHeader(name, value);
+  res.end(JSON.stringify(answer.body));
 }
 
 /** A scanner node's whole HTTP side: /healthz, and a JSON 404 for anything else. */
@@ -49,9 +57,6 @@ export function createHealthApp(check: HealthCheck): HttpApp {
   const uws = loadUws();
   const app = uws.App();
   registerHealth(app, check);
-  app.any('/*', (res, req) => {
-    const body = JSON.stringify({ error: 'not_found', reason: `a scanner node serves only ${HEALTH_PATH}, not ${req.getUrl()}` });
-    res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end(body);
-  });
-  return listeningApp(uws, app, {});
+  app.any('/*', (res, req) => writeAnswer(res, new ApiError('not_found', `a scanner node serves only ${HEALTH_PATH}, not ${req.getUrl()}`).answer({})));
+  return listeningApp(uws, app, { [HEALTH_PATH]: healthRoute(check) });
 }

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
+import type { Health } from '../api/health.js';
 import { ChunkDispatch } from '../cluster/chunk-jobs.js';
 import { ClusterFinisher } from '../cluster/cluster-finisher.js';
 import { ClusterScans } from '../cluster/cluster-scans.js';
@@ -24,7 +25,6 @@ import { RedisScanStarts } from '../cluster/redis-scan-starts.js';
 import { ScannerNode } from '../cluster/scanner-node.js';
 import { announceScanner, ScannerRegions } from '../cluster/scanner-registry.js';
 import type { Config } from '../config/config.js';
-import type { Health } from '../http/health.js';
 import { createHealthApp } from '../http/health.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';

@@ -108,6 +108,9 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     expect(await healthOf(scanners.nl1)).toMatchObject({ ok: true, role: 'scanner', region: 'NL', redis: 'up' });
     expect(await healthOf(scanners.fr)).toMatchObject({ role: 'scanner', region: 'FR' });
     expect(await healthOf(apiNodes[0]!)).toMatchObject({ ok: true, role: 'api', redis: 'up' });
+    const post = await fetch(`${scanners.nl1.url}/healthz`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET');
     const other = await fetch(`${scanners.nl1.url}/v1/fast`, { method: 'POST' });
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ error: 'not_found' });

@@ -64,6 +64,22 @@ describe('rate limits', () => {
     expect((await call('127.0.0.41', `${s.url}/v1/fast`)).status).toBe(429);
   });
 
+  it('edge: GET /healthz is never charged, and answers the health of the single process', async () => {
+    const s = await server({ limits: limits({ edge: { max: 2, windowSeconds: 60 } }) });
+    for (let i = 0; i < 5; i++) {
+      const health = await call('127.0.0.44', `${s.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(health.body).toEqual({ ok: true, role: 'all', region: null, redis: null, jobsInHand: 0 });
+      expect(health.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    expect((await call('127.0.0.44', `${s.url}/v1/fast`)).status).toBe(200);
+    expect((await call('127.0.0.44', `${s.url}/v1/fast`)).status).toBe(200);
+    expect((await call('127.0.0.44', `${s.url}/v1/fast`)).status).toBe(429);
+    const post = await call('127.0.0.44', `${s.url}/healthz`, 'POST');
+    expect(post).toMatchObject({ status: 405, body: { error: 'method_not_allowed' } });
+    expect(post.headers.get('allow')).toBe('GET');
+  });
+
   it('deep per IP: one per 5 minutes on v1 and v2 alike; joining a scan in flight costs nothing', async () => {
     let now = Date.UTC(2026, 10, 21, 12);
     const s = await server({ limits: limits({ deepPerIp: { max: 1, windowSeconds: 300 } }) }, { now: () => now });
