@@ -168,11 +168,35 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     await expectLogged(apiNodes, 'scan_queued', 1, (line) => line.scanType === 'fast');
   }, 60_000);
 
+  it('ends a scan that no scanner node ran as failed once its budget is over', async () => {
+    const scanner = await node({ role: 'scanner', region: 'SE' });
+    const api = await node({ role: 'api', region: 'SE', config: { scanBudgetSeconds: { fast: 1, deep: 60 }, trustProxy: ['127.0.0.1/32'] } });
+    scanner.child.kill('SIGSTOP'); // alive to the registry for 6 s more, but it runs nothing
+    try {
+      const caller = { 'X-Forwarded-For': '127.0.0.6' };
+      expect((await fetch(`${api.url}/v1/fast`, { method: 'POST', headers: caller })).status).toBe(200);
+      let result: Record<string, unknown> = {};
+      await eventually(
+        async () => {
+          result = (await (await fetch(`${api.url}/v1/fast`, { headers: caller })).json()) as Record<string, unknown>;
+          return result.status !== 'queued';
+        },
+        40_000,
+        'the overdue scan ends',
+      );
+      expect(result).toMatchObject({ status: 'failed', fail_reason: 'interrupted', chunks_complete: 0, region: 'SE' });
+    } finally {
+      scanner.child.kill('SIGCONT');
+      await killAll([scanner, api]); // its finish worker must not take the next tests' finish jobs
+    }
+  }, 60_000);
+
   it('answers 503 for a region with no scanner node', async () => {
     const uk = await apiNode('UK');
     const response = await fetch(`${uk.url}/v1/fast`, { method: 'POST', headers: { 'X-Forwarded-For': '127.0.0.2' } });
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ error: 'unavailable', reason: expect.stringContaining('UK') });
+    await killAll([uk]); // its finish worker must not take the next tests' finish jobs
   });
 
   it('finishes a scan, and delivers its webhook once, when the API node holding the finish step is killed', async () => {
