@@ -73,7 +73,9 @@ if (!unitOnly) {
   });
 }
 run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+run('npx', ['tsc', '-p', 'src/web/browser/tsconfig.json']);
 run('npx', ['tsc', '-p', 'tsconfig.build.json']);
+run('node', ['scripts/build-web.mjs']);
 
 const resultsFile = '.vitest-results.json';
 rmSync(resultsFile, { force: true });

@@ -1,7 +1,7 @@
 // The v2 stream's events (spec 6.1) and the JSON payload of each: the
 // queued and progress payloads are their own; the terminal events carry
 // the result shapes GET returns.
-import type * as z from 'zod';
+import * as z from 'zod';
 
 import { count, portList } from './scan-fields.js';
 import { ScanResultFailed, ScanResultFinished, ScanResultInFlight } from './scan-result.js';
@@ -17,6 +17,10 @@ export const SseProgress = ScanResultInFlight.omit({ eta_seconds: true })
   .extend({
     ports_open: portList('Open ports found so far.'),
     filtered_count: count('Filtered ports found so far.'),
+    chunk_index: z.int().min(0).optional().meta({
+      description:
+        'The chunk whose ports were all just verified, counted from 0: deep chunk i covers ports i·1024+1 to (i+1)·1024 (the last ends at 65535); fast chunk i the i-th 8 of its 32 ports in probe order. Chunks finish out of order. Absent when the event reports no finished chunk (the scan started, or the stream resumed).',
+    }),
   })
   .meta({ description: 'Payload of `scan:progress`.' });
 export type SseProgress = z.output<typeof SseProgress>;

@@ -122,12 +122,13 @@ export class ClusterWatchers {
     if (message.kind === 'end') {
       this.watched.delete(scanId);
       event = terminalEvent(message.body, message.seq);
-    } else {
-      if (message.kind === 'running') {
-        record.status = 'running';
-        record.startedAt = message.startedAt;
-      } else applyChunks(record, [message.chunk]);
+    } else if (message.kind === 'running') {
+      record.status = 'running';
+      record.startedAt = message.startedAt;
       event = progressEvent(record, message.seq);
+    } else {
+      applyChunks(record, [message.chunk]);
+      event = progressEvent(record, message.seq, message.chunk.complete ? message.index : undefined);
     }
     this.send(scanId, scan, event);
   }

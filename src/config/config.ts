@@ -36,6 +36,9 @@ const cidr = z.string().superRefine((text, context) => {
   }
 });
 
+/** A web origin: scheme, host and optional port, nothing after them. */
+const origin = z.url({ protocol: /^https?$/ }).refine((text) => new URL(text).origin === text.replace(/\/$/, ''), 'an origin: scheme://host[:port], no path');
+
 export const configSchema = z.strictObject({
   host: setting(z.string().min(1).default('0.0.0.0'), { description: 'address to listen on', flag: '--host' }),
   port: setting(z.number().int().min(0).max(65535).default(8080), { description: 'port (0: any free one)', flag: '--port' }),
@@ -106,6 +109,24 @@ export const configSchema = z.strictObject({
   chunkWindow: setting(z.number().int().min(1).max(64).default(16), {
     description: 'with --redis: chunks of one scan queued or running at once across all scanner nodes',
   }),
+  page: z
+    .strictObject({
+      ipv4Origin: setting(origin.optional(), {
+        description: "the page's IPv4 pane scans through this origin: a hostname with an A record only (`https://ipv4.scan.example`)",
+        flag: '--ipv4-origin',
+        defaultText: 'none: one pane, over whichever family the browser used',
+      }),
+      ipv6Origin: setting(origin.optional(), {
+        description: "the page's IPv6 pane scans through this origin: a hostname with an AAAA record only",
+        flag: '--ipv6-origin',
+        defaultText: 'none',
+      }),
+      origins: setting(z.array(origin).default([]), {
+        description:
+          'other origins the page is served at (its dual-stack hostname); with the two above, the only origins allowed to read answers cross-origin (CORS)',
+      }),
+    })
+    .prefault({}),
   webhooks: z
     .strictObject({
       retryDelaysSeconds: setting(z.array(z.number().min(0)).default([10, 60, 300, 1800, 7200]), {

@@ -7,6 +7,7 @@ import type { Admission } from '../limits/admission.js';
 import type { Scans } from '../scan/scans.js';
 import type { Webhooks } from '../webhook/webhooks.js';
 import { ClientAddressResolver } from './client-address.js';
+import type { CorsPolicy } from './cors.js';
 import { HEALTH_PATH, type HealthCheck, healthRoute } from './health.js';
 import { listeningApp } from './listening-app.js';
 import { RouteContext } from './route-context.js';
@@ -19,6 +20,8 @@ export interface HttpAppOptions {
   admission: Admission;
   /** CIDRs of the proxies in front of the service (X-Forwarded-For). */
   trustProxy: readonly string[];
+  /** The origins whose pages may read answers cross-origin. */
+  cors: CorsPolicy;
   logger: Logger;
   /** Interval of `: keep-alive` comments on v2 streams. */
   sseKeepAliveMs: number;

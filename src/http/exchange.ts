@@ -17,6 +17,18 @@ const SMALL_BODY_BYTES = 16 * 1024;
 
 export type Headers = Record<string, string>;
 
+const JSON_HEADERS: Headers = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+const GZIPPED_JSON: Headers = { ...JSON_HEADERS, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' };
+
+/** Whether an Accept-Encoding header names `encoding` with a weight above 0. */
+export function acceptsEncoding(header: string, encoding: string): boolean {
+  return header.split(',').some((item) => {
+    const [name, ...params] = item.split(';').map((part) => part.trim().toLowerCase());
+    const q = params.find((param) => param.startsWith('q='));
+    return name === encoding && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
 export class Exchange {
   aborted = false;
   /** A HEAD request: same status and headers, no body. */
@@ -40,7 +52,12 @@ export class Exchange {
   }
 
   get acceptsGzip(): boolean {
-    return /\bgzip\b/i.test(this.readAcceptEncoding());
+    return this.accepts('gzip');
+  }
+
+  /** Whether Accept-Encoding names `encoding` (`gzip`, `br`). */
+  accepts(encoding: string): boolean {
+    return acceptsEncoding(this.readAcceptEncoding(), encoding);
   }
 
   /** Accept-Encoding, read from the request the first time it is wanted. */
@@ -94,15 +111,23 @@ export class Exchange {
   }
 
   private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: Headers | undefined): void {
+    this.write(status, bytes, compressed ? GZIPPED_JSON : JSON_HEADERS, headers, more);
+  }
+
+  /**
+   * Answers `status` with `bytes` as they are: `own` are the headers that
+   * describe them (type, encoding, caching), `headers` the shared ones and
+   * `more` this answer's others. A 304 or a HEAD request sends no body.
+   */
+  write(status: string, bytes: Buffer, own: Headers, headers: Headers = {}, more?: Headers): void {
     this.cork(() => {
-      const res = this.res;
-      res.writeStatus(status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
-      if (compressed) res.writeHeader('Content-Encoding', 'gzip').writeHeader('Vary', 'Accept-Encoding');
+      const res = this.res.writeStatus(status);
+      for (const name in own) res.writeHeader(name, own[name]!);
       for (const name in headers) res.writeHeader(name, headers[name]!);
       for (const name in more) res.writeHeader(name, more[name]!);
-      if (this.head) {
+      if (this.head || status.startsWith('304')) {
         this.holdOpen(); // uWS does not count a response without body as an answer
-        res.endWithoutBody(bytes.length);
+        res.endWithoutBody(status.startsWith('304') ? undefined : bytes.length);
         this.finished = true;
       } else this.end(bytes);
     });

@@ -13,6 +13,7 @@ import type { ScanListener } from '../scan/scan-events.js';
 import type { Scans, StartResult } from '../scan/scans.js';
 import type { Webhooks } from '../webhook/webhooks.js';
 import { type ClientAddressResolver, peerAddress } from './client-address.js';
+import type { CorsPolicy } from './cors.js';
 import { Exchange, type Headers } from './exchange.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
@@ -23,6 +24,8 @@ export interface RouteContextOptions {
   webhooks: Webhooks;
   admission: Admission;
   clientAddress: ClientAddressResolver;
+  /** The origins whose pages may read answers cross-origin. */
+  cors: CorsPolicy;
   logger: Logger;
   sseKeepAliveMs: number;
 }
@@ -33,6 +36,9 @@ export interface RouteContextOptions {
  * it when it answers later.
  */
 export type Handler = (exchange: Exchange, ip: string, headers: Headers) => string | Promise<string>;
+
+/** Whether a request is charged at the edge limit: static assets are not. */
+export type EdgeCharge = 'charged' | 'free';
 
 /** The headers of a response that carries no X-RateLimit-* headers; never changed. */
 const NO_HEADERS: Headers = Object.freeze({}) as Headers;
@@ -68,23 +74,25 @@ export class RouteContext {
 
   /**
    * Runs `handler` for one request: resolves the caller, charges the edge
-   * limit, answers every error as JSON, logs one line. An answer written
+   * limit (unless `charge` is `free`), adds the CORS headers of an allowed
+   * origin, answers every error as JSON, logs one line. An answer written
    * within the uWS callback costs no promise or closure here.
    */
-  handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler): void {
+  handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler, charge: EdgeCharge = 'charged'): void {
     const startedAt = Date.now();
     const exchange = new Exchange(res, req, method);
-    const { clientAddress, admission } = this.options;
+    const { clientAddress, admission, cors } = this.options;
     const peer = peerAddress(res);
     const ip = clientAddress.trustsProxies ? clientAddress.resolve(peer, req.getHeader('x-forwarded-for')) : peer;
-    if (admission.edgeLimited) {
+    const crossOrigin = cors.headersFor(req.getHeader('origin'));
+    if (admission.edgeLimited && charge === 'charged') {
       const request: RequestFacts = { method, path, ip, startedAt };
       exchange.holdOpen(); // the limit answers after an await
-      let headers: Headers = NO_HEADERS;
+      let headers: Headers = crossOrigin ?? NO_HEADERS;
       admission
         .edge(ip)
         .then((edge) => {
-          if (edge !== null) headers = rateLimitHeaders(edge);
+          if (edge !== null) headers = { ...rateLimitHeaders(edge), ...crossOrigin };
           return handler(exchange, ip, headers);
         })
         .then(
@@ -93,18 +101,19 @@ export class RouteContext {
         );
       return;
     }
+    const headers = crossOrigin ?? NO_HEADERS;
     let answered: string | Promise<string>;
     try {
-      answered = handler(exchange, ip, NO_HEADERS);
+      answered = handler(exchange, ip, headers);
     } catch (error) {
-      return this.fail(exchange, { method, path, ip, startedAt }, error, NO_HEADERS);
+      return this.fail(exchange, { method, path, ip, startedAt }, error, headers);
     }
     if (typeof answered === 'string') return this.requestLog(method, path, ip, answered, startedAt);
     const request: RequestFacts = { method, path, ip, startedAt };
     exchange.holdOpen(); // still inside the uWS callback, as uWS requires
     answered.then(
       (status) => this.logRequest(request, status),
-      (error: unknown) => this.fail(exchange, request, error, NO_HEADERS),
+      (error: unknown) => this.fail(exchange, request, error, headers),
     );
   }
 

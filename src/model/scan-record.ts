@@ -7,8 +7,8 @@ import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 export type ScanStatus = 'queued' | 'running' | 'complete' | 'incomplete' | 'failed';
 export type FinalStatus = Extract<ScanStatus, 'complete' | 'incomplete' | 'failed'>;
 
-/** How a scan was started: which interface asked for it. */
-export type ScanOrigin = 'v1' | 'v2' | 'mcp';
+/** How a scan was started: which interface asked for it (`page`: the page's form, without JavaScript). */
+export type ScanOrigin = 'v1' | 'v2' | 'mcp' | 'page';
 
 export interface ScanRecord {
   /** Unique per scan run, so a stored record is never confused with a newer run. */

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
 import { createHttpApp, type HttpApp } from '../http/app.js';
+import { CorsPolicy } from '../http/cors.js';
 import type { HealthCheck } from '../http/health.js';
 import { Admission } from '../limits/admission.js';
 import { openAsnLookup } from '../limits/open-asn-lookup.js';
@@ -14,6 +15,9 @@ import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import { mcpRoute } from '../mcp/mcp-endpoint.js';
 import type { Clock } from '../model/clock.js';
 import type { Scans } from '../scan/scans.js';
+import { corsOrigins, pageSettings } from '../web/page-settings.js';
+import { loadWebAssets } from '../web/web-assets.js';
+import { webRoutes } from '../web/web-routes.js';
 import type { Webhooks } from '../webhook/webhooks.js';
 
 export interface ApiRoleDependencies {
@@ -55,7 +59,8 @@ export async function openApiRole(config: Config, deps: ApiRoleDependencies): Pr
     trustProxy: config.trustProxy,
     logger,
     sseKeepAliveMs: config.sseKeepAliveSeconds * 1000,
-    mounted: { '/mcp': mcpRoute },
+    cors: new CorsPolicy(corsOrigins(config)),
+    mounted: { '/mcp': mcpRoute, ...webRoutes(pageSettings(config), loadWebAssets()) },
     health: deps.health,
   });
   return { http, asnSource: asn.source, close: () => optOut.close() };

@@ -45,14 +45,16 @@ export function inFlightBody(record: ScanRecord, facts: InFlightFacts): ScanResu
   };
 }
 
-/** The payload of scan:progress: a running scan, so nothing is ahead of it. */
-export function progressBody(record: ScanRecord): SseProgress {
+/** The payload of scan:progress: a running scan, so nothing is ahead of it; `chunkIndex`: the chunk just verified whole. */
+export function progressBody(record: ScanRecord, chunkIndex?: number): SseProgress {
   const { eta_seconds: _eta, ...inFlight } = inFlightBody(record, { queuePosition: 0, etaSeconds: 0 });
-  return {
+  const body: SseProgress = {
     ...inFlight,
     ports_open: [...record.portsOpen].sort((a, b) => a.port - b.port),
     filtered_count: record.portsFiltered.length,
   };
+  if (chunkIndex !== undefined) body.chunk_index = chunkIndex;
+  return body;
 }
 
 /** What a scan that ran to its end found, in the order the body lists it after `status`. */

@@ -68,6 +68,6 @@ export class ScanRunner {
 
   private onChunk(record: ScanRecord, chunk: ScanChunk): void {
     if (chunk.complete) record.chunksComplete++;
-    this.options.events.progress(record.id, () => progressBody(record));
+    this.options.events.progress(record.id, () => progressBody(record, chunk.complete ? chunk.index : undefined));
   }
 }

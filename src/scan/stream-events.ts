@@ -15,7 +15,7 @@ export function terminalEvent(body: ScanResultFinal, id: number): StreamEvent {
   return { name: terminalName(body), id, data: body, terminal: true };
 }
 
-/** scan:progress of an in-flight record. */
-export function progressEvent(record: ScanRecord, id: number): StreamEvent {
-  return { name: 'scan:progress', id, data: progressBody(record), terminal: false };
+/** scan:progress of an in-flight record; `chunkIndex`: the chunk just verified whole, if any. */
+export function progressEvent(record: ScanRecord, id: number, chunkIndex?: number): StreamEvent {
+  return { name: 'scan:progress', id, data: progressBody(record, chunkIndex), terminal: false };
 }

@@ -1,0 +1,2 @@
+// The page's script (placeholder until the page's client lands).
+export {};

@@ -1,0 +1,32 @@
+// What the server tells the page's script about the service and the caller,
+// embedded in the HTML as JSON: one shape for the server that writes it and
+// the browser code that reads it (which imports only this type).
+
+/** A rate limit as the page explains it. */
+export interface LimitFacts {
+  max: number;
+  windowSeconds: number;
+}
+
+/** A scan pane: a family the page scans through its own origin. */
+export interface PaneFacts {
+  family: 'IPv4' | 'IPv6';
+  /** The origin the pane's requests go to (CORS); '' for the page's own. */
+  origin: string;
+}
+
+export interface PageData {
+  /** The caller's address as the server sees it: what a scan would scan. */
+  ip: string;
+  family: 'IPv4' | 'IPv6';
+  /** The fast scan's ports, in order, with their service names. */
+  fastPorts: { port: number; service: string | null }[];
+  /** Ports per chunk of each scan type: chunk i covers the i-th run of that many of its ports. */
+  chunkSize: { fast: number; deep: number };
+  /** One pane on the page's own origin, or one per family when the operator configured both. */
+  panes: PaneFacts[];
+  limits: { edge: LimitFacts; deepPerIp: LimitFacts; fastPerAsn: LimitFacts; deepPerAsn: LimitFacts };
+}
+
+/** The id of the element that holds the JSON. */
+export const PAGE_DATA_ID = 'page-data';

@@ -1,0 +1,75 @@
+// The page at `/`: who would be scanned (rendered here, so it shows without
+// script), the two scan buttons (a plain form that works without
+// JavaScript; the script takes it over), and the places the script fills:
+// live status, port map, results, changes, snippets.
+import { type Html, html, jsonData } from './html.js';
+import { PAGE_DATA_ID, type PageData } from './page-data.js';
+import type { WebAssets } from './web-assets.js';
+
+const perWindow = ({ max, windowSeconds }: { max: number; windowSeconds: number }): string =>
+  windowSeconds % 3600 === 0
+    ? `${max} per ${windowSeconds / 3600} h`
+    : windowSeconds % 60 === 0
+      ? `${max} per ${windowSeconds / 60} min`
+      : `${max} per ${windowSeconds} s`;
+
+/** The head and the frame every HTML page of the service shares. */
+export function pageFrame(assets: WebAssets, title: string, body: Html, head: Html = html``): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${title}</title>
+<link rel="icon" href="${assets.path('icon.svg')}" type="image/svg+xml">
+<link rel="stylesheet" href="${assets.path('style.css')}">
+${head}</head>
+<body>
+<header class="site"><a class="brand" href="/">selfscan</a><span class="tagline">which of your TCP ports can the world reach?</span></header>
+<main id="main">
+${body}
+</main>
+<footer class="site"><a href="/openapi.json">OpenAPI</a> · MCP endpoint <code>/mcp</code> · results kept 24 h</footer>
+</body>
+</html>
+`;
+}
+
+/** The page for a caller; `data` is what the script reads. */
+export function renderPage(assets: WebAssets, data: PageData): Html {
+  const { limits } = data;
+  const head = html`<script type="module" src="${assets.path('app.js')}"></script>
+<script type="application/json" id="${PAGE_DATA_ID}">${jsonData(data)}</script>
+`;
+  const body = html`<section aria-labelledby="who-heading" class="who">
+<h1 id="who-heading">Scan <span id="caller-ip" class="ip">${data.ip}</span></h1>
+<p>Your address as this server sees it: <strong>${data.ip}</strong> (${data.family})<span id="caller-ptr"></span>.</p>
+<p class="honest">selfscan scans only the address a request comes from — this one, never another — over TCP only, and limits how often: ${perWindow(limits.edge)} requests, ${perWindow(limits.deepPerIp)} deep scans per address.</p>
+</section>
+<section aria-labelledby="start-heading" class="start">
+<h2 id="start-heading">Start a scan</h2>
+<form method="post" action="/scan" id="scan-form" class="scan-buttons">
+<div class="choice"><button type="submit" name="type" value="fast" id="fast-button" aria-describedby="fast-cost">Fast scan</button>
+<p id="fast-cost" class="cost">${data.fastPorts.length} common ports · a few seconds</p></div>
+<div class="choice"><button type="submit" name="type" value="deep" id="deep-button" aria-describedby="deep-cost">Deep scan</button>
+<p id="deep-cost" class="cost">all 65,535 ports · a minute or more · ${perWindow(limits.deepPerIp)} per address</p></div>
+</form>
+<p id="budget" class="budget"></p>
+<p id="notice" class="notice" role="alert" hidden></p>
+</section>
+<div id="panes" class="panes"></div>
+<section aria-labelledby="terms-heading" class="terms">
+<h2 id="terms-heading">What the states mean</h2>
+<dl>
+<dt><span class="mark mark-open" aria-hidden="true"></span>open</dt><dd>something accepted a connection: the world can reach it.</dd>
+<dt><span class="mark mark-closed" aria-hidden="true"></span>closed</dt><dd>the host answered that nothing listens there.</dd>
+<dt><span class="mark mark-filtered" aria-hidden="true"></span>filtered</dt><dd>no answer while the host answered on other ports: a firewall drops it.</dd>
+</dl>
+</section>
+<section aria-labelledby="snippets-heading" class="snippets" id="snippets">
+<h2 id="snippets-heading">Do it from a shell or an agent</h2>
+<div id="snippet-list"></div>
+</section>`;
+  return pageFrame(assets, `selfscan — scan ${data.ip}`, body, head);
+}

@@ -1,0 +1,89 @@
+// The pages of the no-JavaScript path: a scan's state, refreshed by the
+// browser itself (a meta refresh, which the CSP allows) until it ends, then
+// its result; and the page of a refused start.
+import type { Port } from '../api/port.js';
+import type { ScanResult } from '../api/scan-result.js';
+import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
+import { type Html, html } from './html.js';
+import { pageFrame } from './page-html.js';
+import { refusalWords } from './refusal-words.js';
+import type { WebAssets } from './web-assets.js';
+
+/** Seconds between refreshes of an in-flight scan's page. */
+export const REFRESH_SECONDS = 2;
+
+const TITLES: Readonly<Record<ScanType, string>> = { fast: 'Fast scan', deep: 'Deep scan' };
+
+const utc = (seconds: number): string => `${new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+
+function startForm(scanType: ScanType, label: string): Html {
+  return html`<form method="post" action="/scan/${scanType}"><button type="submit">${label}</button></form>`;
+}
+
+function portRows(ports: readonly Port[], withBanner: boolean): Html {
+  return html`${ports.map(
+    (port) =>
+      html`<tr><td>${port.port}</td><td>${port.service ?? 'unknown'}</td><td>${port.state}</td>${withBanner ? html`<td><code>${port.banner ?? ''}</code></td>` : ''}</tr>`,
+  )}`;
+}
+
+function findings(body: Extract<ScanResult, { ports_open: Port[] }>): Html {
+  const total = SCAN_PROFILES[body.scan_type].ports.length;
+  const closed = total - body.ports_open.length - body.ports_filtered.length;
+  return html`<table class="results">
+<caption>Open ports</caption>
+<thead><tr><th scope="col">Port</th><th scope="col">Service</th><th scope="col">State</th><th scope="col">Banner</th></tr></thead>
+<tbody>${body.ports_open.length > 0 ? portRows(body.ports_open, true) : html`<tr><td colspan="4">No open port.</td></tr>`}</tbody>
+</table>
+${
+  body.ports_filtered.length > 0
+    ? html`<table class="results"><caption>Filtered ports</caption><thead><tr><th scope="col">Port</th><th scope="col">Service</th><th scope="col">State</th></tr></thead><tbody>${portRows(body.ports_filtered, false)}</tbody></table>`
+    : html`<p>No filtered port.</p>`
+}
+<dl class="facts">
+<dt>Closed</dt><dd>${body.status === 'complete' ? `${closed} of ${total} ports` : 'not counted: the scan did not verify every port'}</dd>
+<dt>Reverse DNS</dt><dd>${body.ptr_record ?? 'none'}</dd>
+<dt>Duration</dt><dd>${(body.duration_ms / 1000).toFixed(1)} s</dd>
+<dt>Kept until</dt><dd>${utc(body.expires_at)}</dd>
+</dl>`;
+}
+
+function stateOf(body: ScanResult): Html {
+  switch (body.status) {
+    case 'none':
+      return html`<p>No ${body.scan_type} scan of this address yet, or its result has expired.</p>${startForm(body.scan_type, TITLES[body.scan_type])}`;
+    case 'queued':
+    case 'running':
+      return html`<p class="status" role="status">${body.status === 'queued' ? `Queued: ${body.queue_position} scans ahead.` : 'Running.'} ${body.chunks_complete} of ${body.total_chunks} chunks done. This page refreshes every ${REFRESH_SECONDS} seconds.</p>`;
+    case 'failed':
+      return html`<p class="warning" role="alert">The scan failed (${body.fail_reason}) after ${body.chunks_complete} of ${body.total_chunks} chunks. No result.</p>${startForm(body.scan_type, 'Try again')}`;
+    case 'incomplete':
+      return html`<p class="warning" role="alert">Incomplete: the host was too slow or too filtered to finish in time. This is what was found so far, not a full scan — do not treat it as clean.</p>${findings(body)}`;
+    default:
+      return html`<p class="status">Complete.</p>${findings(body)}`;
+  }
+}
+
+/** The page of a scan's state: refreshes itself while the scan is in flight. */
+export function renderResultPage(assets: WebAssets, body: ScanResult): Html {
+  const inFlight = body.status === 'queued' || body.status === 'running';
+  const refresh = inFlight ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}">\n` : html``;
+  const content = html`<section aria-labelledby="result-heading">
+<h1 id="result-heading">${TITLES[body.scan_type]} of <span class="ip">${body.ip}</span></h1>
+${stateOf(body)}
+<p><a href="/">Back to the page</a></p>
+</section>`;
+  return pageFrame(assets, `selfscan — ${TITLES[body.scan_type].toLowerCase()} of ${body.ip}`, content, refresh);
+}
+
+/** The page of a start the service refused: what happened, in plain words, and the wait. */
+export function renderRefusalPage(assets: WebAssets, code: string, reason: string, retryAfter: number | undefined): Html {
+  const content = html`<section aria-labelledby="refused-heading">
+<h1 id="refused-heading">No scan started</h1>
+<p class="warning" role="alert">${refusalWords(code, reason)}</p>
+<p>The service said: <q>${reason}</q></p>
+${retryAfter === undefined ? '' : html`<p>Try again in ${retryAfter} seconds.</p>`}
+<p><a href="/">Back to the page</a></p>
+</section>`;
+  return pageFrame(assets, 'selfscan — no scan started', content);
+}

@@ -1,0 +1,71 @@
+// The page without JavaScript: POST /scan/{fast,deep} (the page's form)
+// starts or joins a scan of the caller and answers 303 to GET
+// /scan/{fast,deep}, a page that shows the scan and refreshes itself until
+// it ends. A form posted from another site is refused: a page elsewhere
+// must not make a visitor's browser start scans.
+import { ApiError } from '../api/api-error.js';
+import type { ScanType } from '../api/scan-type.js';
+import type { Exchange, Headers } from '../http/exchange.js';
+import type { RouteContext } from '../http/route-context.js';
+import type { Route } from '../http/routes.js';
+import { answerPage } from './page-answer.js';
+import { htmlHeaders } from './page-headers.js';
+import { renderRefusalPage, renderResultPage } from './result-page-html.js';
+import type { WebAssets } from './web-assets.js';
+
+const REDIRECT_HEADERS: Headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
+
+/** Whether a form post comes from a page of this origin, by Sec-Fetch-Site and Origin (either may be absent: old browsers). */
+export function isSameSitePost(secFetchSite: string, origin: string, host: string): boolean {
+  if (secFetchSite !== '' && secFetchSite !== 'same-origin' && secFetchSite !== 'none') return false;
+  if (origin === '') return true;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false; // `null` (a sandboxed or privacy-sensitive context) or garbage
+  }
+}
+
+export function scanFormRoute(scanType: ScanType, assets: WebAssets): Route {
+  const headers = htmlHeaders([]);
+  const refused = (exchange: Exchange, limits: Headers, error: ApiError): string => {
+    const answer = error.answer(limits);
+    answerPage(exchange, answer.status, renderRefusalPage(assets, error.code, error.reason, error.retryAfter).text, headers, answer.headers);
+    return answer.status.slice(0, 3);
+  };
+  return {
+    methods: ['GET', 'POST'],
+    register: (context: RouteContext, path) => {
+      context.app.post(path, (res, req) => {
+        const sameSite = isSameSitePost(req.getHeader('sec-fetch-site'), req.getHeader('origin'), req.getHeader('host'));
+        context.handle(res, req, 'POST', path, async (exchange, ip, limits) => {
+          if (!sameSite) {
+            answerPage(
+              exchange,
+              '403 Forbidden',
+              renderRefusalPage(assets, 'cross_site', 'cross-site form posts are refused', undefined).text,
+              headers,
+              limits,
+            );
+            return '403';
+          }
+          try {
+            await context.startScan(ip, scanType, 'page');
+          } catch (error) {
+            if (error instanceof ApiError) return refused(exchange, limits, error);
+            throw error;
+          }
+          exchange.write('303 See Other', Buffer.from(`See ${path}\n`), REDIRECT_HEADERS, limits, { Location: path });
+          return '303';
+        });
+      });
+      context.app.get(path, (res, req) => {
+        context.handle(res, req, 'GET', path, async (exchange, ip, limits) => {
+          const body = await context.service.result(ip, scanType);
+          answerPage(exchange, '200 OK', renderResultPage(assets, body).text, headers, limits);
+          return '200';
+        });
+      });
+    },
+  };
+}
