@@ -3,6 +3,7 @@
 // response the server sends. Its schemas are generated from the zod
 // schemas; the paths, operations and prose are written here and beside it.
 import { components } from './openapi-components.js';
+import { pagePaths } from './openapi-page-paths.js';
 import { paths, webhooks } from './openapi-paths.js';
 import { SCAN_PROFILES } from './scan-type.js';
 
@@ -40,8 +41,9 @@ export const openApiDocument = {
     { name: 'streaming', description: 'v2: one GET streams the scan as Server-Sent Events.' },
     { name: 'agents', description: 'The Model Context Protocol endpoint for AI agents.' },
     { name: 'meta', description: 'This description and the webhook signing key.' },
+    { name: 'page', description: 'The web page for people: HTML, its assets, and its no-JavaScript scan pages.' },
   ],
-  paths,
+  paths: { ...paths, ...pagePaths },
   webhooks,
   components,
 };

@@ -127,7 +127,7 @@ export class Exchange {
       for (const name in more) res.writeHeader(name, more[name]!);
       if (this.head || status.startsWith('304')) {
         this.holdOpen(); // uWS does not count a response without body as an answer
-        res.endWithoutBody(status.startsWith('304') ? undefined : bytes.length);
+        res.endWithoutBody(bytes.length);
         this.finished = true;
       } else this.end(bytes);
     });

@@ -3,7 +3,7 @@
 // crash-proof response.
 import type { Logger } from 'pino';
 
-import { errorAnswer } from '../api/api-error.js';
+import { type ErrorAnswer, errorAnswer } from '../api/api-error.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Admission } from '../limits/admission.js';
 import { guardedStart } from '../limits/guarded-start.js';
@@ -37,8 +37,12 @@ export interface RouteContextOptions {
  */
 export type Handler = (exchange: Exchange, ip: string, headers: Headers) => string | Promise<string>;
 
-/** Whether a request is charged at the edge limit: static assets are not. */
-export type EdgeCharge = 'charged' | 'free';
+export interface HandleOptions {
+  /** Whether the request is charged at the edge limit (default); static assets are `free`. */
+  charge?: 'charged' | 'free';
+  /** Writes an error in place of the JSON Error: the page's HTML routes answer people. */
+  errorPage?: (exchange: Exchange, answer: ErrorAnswer) => void | Promise<void>;
+}
 
 /** The headers of a response that carries no X-RateLimit-* headers; never changed. */
 const NO_HEADERS: Headers = Object.freeze({}) as Headers;
@@ -74,17 +78,19 @@ export class RouteContext {
 
   /**
    * Runs `handler` for one request: resolves the caller, charges the edge
-   * limit (unless `charge` is `free`), adds the CORS headers of an allowed
-   * origin, answers every error as JSON, logs one line. An answer written
-   * within the uWS callback costs no promise or closure here.
+   * limit (unless `options.charge` is `free`), adds the CORS headers of an
+   * allowed origin, answers every error (as JSON unless `options.errorPage`),
+   * logs one line. An answer written within the uWS callback costs no
+   * promise or closure here.
    */
-  handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler, charge: EdgeCharge = 'charged'): void {
+  handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler, options: HandleOptions = {}): void {
     const startedAt = Date.now();
     const exchange = new Exchange(res, req, method);
     const { clientAddress, admission, cors } = this.options;
     const peer = peerAddress(res);
     const ip = clientAddress.trustsProxies ? clientAddress.resolve(peer, req.getHeader('x-forwarded-for')) : peer;
     const crossOrigin = cors.headersFor(req.getHeader('origin'));
+    const { charge = 'charged', errorPage } = options;
     if (admission.edgeLimited && charge === 'charged') {
       const request: RequestFacts = { method, path, ip, startedAt };
       exchange.holdOpen(); // the limit answers after an await
@@ -97,7 +103,7 @@ export class RouteContext {
         })
         .then(
           (status) => this.logRequest(request, status),
-          (error: unknown) => this.fail(exchange, request, error, headers),
+          (error: unknown) => this.fail(exchange, request, error, headers, errorPage),
         );
       return;
     }
@@ -106,14 +112,14 @@ export class RouteContext {
     try {
       answered = handler(exchange, ip, headers);
     } catch (error) {
-      return this.fail(exchange, { method, path, ip, startedAt }, error, headers);
+      return this.fail(exchange, { method, path, ip, startedAt }, error, headers, errorPage);
     }
     if (typeof answered === 'string') return this.requestLog(method, path, ip, answered, startedAt);
     const request: RequestFacts = { method, path, ip, startedAt };
     exchange.holdOpen(); // still inside the uWS callback, as uWS requires
     answered.then(
       (status) => this.logRequest(request, status),
-      (error: unknown) => this.fail(exchange, request, error, headers),
+      (error: unknown) => this.fail(exchange, request, error, headers, errorPage),
     );
   }
 
@@ -121,13 +127,13 @@ export class RouteContext {
     this.requestLog(method, path, ip, status, startedAt);
   }
 
-  /** Answers a handler's error as JSON and logs the request with its code. */
-  private fail(exchange: Exchange, request: RequestFacts, error: unknown, headers: Headers): void {
+  /** Answers a handler's error (as JSON unless `errorPage`) and logs the request with its code. */
+  private fail(exchange: Exchange, request: RequestFacts, error: unknown, headers: Headers, errorPage: HandleOptions['errorPage']): void {
     const answer = errorAnswer(error, headers, (unexpected) => this.logError(unexpected, 'request failed'));
     const code = answer.body.error;
     let written: void | Promise<void>;
     try {
-      written = exchange.error(answer);
+      written = errorPage === undefined ? exchange.error(answer) : errorPage(exchange, answer);
     } catch {
       written = undefined; // the client is gone: nobody to answer
     }

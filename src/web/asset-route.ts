@@ -41,7 +41,7 @@ export function assetRoute(assets: WebAssets): Route {
             else exchange.write('200 OK', asset.identity, own, headers);
             return '200';
           },
-          'free',
+          { charge: 'free' },
         );
       });
     },

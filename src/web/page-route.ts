@@ -7,21 +7,30 @@ import { htmlHeaders, TEXT_HEADERS } from './page-headers.js';
 import { renderPage } from './page-html.js';
 import { type PageSettings, pageData } from './page-settings.js';
 import { originOf, quickStart, wantsHtml } from './quick-start.js';
+import { refusalPage } from './refusal-page.js';
 import type { WebAssets } from './web-assets.js';
 
 export function pageRoute(settings: PageSettings, assets: WebAssets): Route {
   const headers = htmlHeaders(settings.connectOrigins);
+  const forPeople = { errorPage: refusalPage(assets) };
   return {
     methods: ['GET'],
     register: (context, path) => {
       context.app.get(path, (res, req) => {
         const accept = req.getHeader('accept');
         const host = req.getHeader('host');
-        context.handle(res, req, 'GET', path, (exchange, ip, limits) => {
-          if (wantsHtml(accept)) answerPage(exchange, '200 OK', renderPage(assets, pageData(settings, ip)).text, headers, limits);
-          else answerPage(exchange, '200 OK', quickStart(ip, originOf(host)), TEXT_HEADERS, limits);
-          return '200';
-        });
+        context.handle(
+          res,
+          req,
+          'GET',
+          path,
+          (exchange, ip, limits) => {
+            if (wantsHtml(accept)) answerPage(exchange, '200 OK', renderPage(assets, pageData(settings, ip)).text, headers, limits);
+            else answerPage(exchange, '200 OK', quickStart(ip, originOf(host)), TEXT_HEADERS, limits);
+            return '200';
+          },
+          wantsHtml(accept) ? forPeople : undefined,
+        );
       });
     },
   };

@@ -76,14 +76,14 @@ ${stateOf(body)}
   return pageFrame(assets, `selfscan — ${TITLES[body.scan_type].toLowerCase()} of ${body.ip}`, content, refresh);
 }
 
-/** The page of a start the service refused: what happened, in plain words, and the wait. */
+/** The page of a request the service refused: what happened, in plain words, and the wait. */
 export function renderRefusalPage(assets: WebAssets, code: string, reason: string, retryAfter: number | undefined): Html {
   const content = html`<section aria-labelledby="refused-heading">
-<h1 id="refused-heading">No scan started</h1>
+<h1 id="refused-heading">Refused</h1>
 <p class="warning" role="alert">${refusalWords(code, reason)}</p>
 <p>The service said: <q>${reason}</q></p>
 ${retryAfter === undefined ? '' : html`<p>Try again in ${retryAfter} seconds.</p>`}
 <p><a href="/">Back to the page</a></p>
 </section>`;
-  return pageFrame(assets, 'selfscan — no scan started', content);
+  return pageFrame(assets, 'selfscan — refused', content);
 }

@@ -3,13 +3,13 @@
 // /scan/{fast,deep}, a page that shows the scan and refreshes itself until
 // it ends. A form posted from another site is refused: a page elsewhere
 // must not make a visitor's browser start scans.
-import { ApiError } from '../api/api-error.js';
 import type { ScanType } from '../api/scan-type.js';
-import type { Exchange, Headers } from '../http/exchange.js';
+import type { Headers } from '../http/exchange.js';
 import type { RouteContext } from '../http/route-context.js';
 import type { Route } from '../http/routes.js';
 import { answerPage } from './page-answer.js';
 import { htmlHeaders } from './page-headers.js';
+import { refusalPage } from './refusal-page.js';
 import { renderRefusalPage, renderResultPage } from './result-page-html.js';
 import type { WebAssets } from './web-assets.js';
 
@@ -28,43 +28,48 @@ export function isSameSitePost(secFetchSite: string, origin: string, host: strin
 
 export function scanFormRoute(scanType: ScanType, assets: WebAssets): Route {
   const headers = htmlHeaders([]);
-  const refused = (exchange: Exchange, limits: Headers, error: ApiError): string => {
-    const answer = error.answer(limits);
-    answerPage(exchange, answer.status, renderRefusalPage(assets, error.code, error.reason, error.retryAfter).text, headers, answer.headers);
-    return answer.status.slice(0, 3);
-  };
+  const errorPage = refusalPage(assets);
   return {
     methods: ['GET', 'POST'],
     register: (context: RouteContext, path) => {
       context.app.post(path, (res, req) => {
         const sameSite = isSameSitePost(req.getHeader('sec-fetch-site'), req.getHeader('origin'), req.getHeader('host'));
-        context.handle(res, req, 'POST', path, async (exchange, ip, limits) => {
-          if (!sameSite) {
-            answerPage(
-              exchange,
-              '403 Forbidden',
-              renderRefusalPage(assets, 'cross_site', 'cross-site form posts are refused', undefined).text,
-              headers,
-              limits,
-            );
-            return '403';
-          }
-          try {
+        context.handle(
+          res,
+          req,
+          'POST',
+          path,
+          async (exchange, ip, limits) => {
+            if (!sameSite) {
+              answerPage(
+                exchange,
+                '403 Forbidden',
+                renderRefusalPage(assets, 'cross_site', 'cross-site form posts are refused', undefined).text,
+                headers,
+                limits,
+              );
+              return '403';
+            }
             await context.startScan(ip, scanType, 'page');
-          } catch (error) {
-            if (error instanceof ApiError) return refused(exchange, limits, error);
-            throw error;
-          }
-          exchange.write('303 See Other', Buffer.from(`See ${path}\n`), REDIRECT_HEADERS, limits, { Location: path });
-          return '303';
-        });
+            exchange.write('303 See Other', Buffer.from(`See ${path}\n`), REDIRECT_HEADERS, limits, { Location: path });
+            return '303';
+          },
+          { errorPage },
+        );
       });
       context.app.get(path, (res, req) => {
-        context.handle(res, req, 'GET', path, async (exchange, ip, limits) => {
-          const body = await context.service.result(ip, scanType);
-          answerPage(exchange, '200 OK', renderResultPage(assets, body).text, headers, limits);
-          return '200';
-        });
+        context.handle(
+          res,
+          req,
+          'GET',
+          path,
+          async (exchange, ip, limits) => {
+            const body = await context.service.result(ip, scanType);
+            answerPage(exchange, '200 OK', renderResultPage(assets, body).text, headers, limits);
+            return '200';
+          },
+          { errorPage },
+        );
       });
     },
   };

@@ -129,6 +129,9 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     for (const events of [a!, b!]) {
       expectGapless(events);
       expect(events.at(-1)).toMatchObject({ name: 'scan:complete', data: { status: 'complete', region: 'NL' } });
+      // every chunk is named once by the progress event that reports it, whichever node scanned it
+      const named = events.flatMap((e) => (e.name === 'scan:progress' && e.data.chunk_index !== undefined ? [e.data.chunk_index as number] : []));
+      expect(named.sort((x, y) => x - y)).toEqual(Array.from({ length: 64 }, (_, i) => i));
     }
     await expectLogged(apiNodes, 'scan_queued', 1);
     const results = await Promise.all(

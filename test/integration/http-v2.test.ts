@@ -29,6 +29,11 @@ interface Received {
   data: Record<string, unknown>;
 }
 
+/** The chunk_index of every progress event, sorted. */
+function chunkIndexes(events: Received[]): number[] {
+  return events.flatMap((e) => (e.name === 'scan:progress' && e.data.chunk_index !== undefined ? [e.data.chunk_index as number] : [])).sort((a, b) => a - b);
+}
+
 /** Opens an EventSource from `caller` and collects events until the terminal one. */
 function stream(caller: string, path: string): Promise<Received[]> {
   const fetch = callerFetch(caller);
@@ -68,6 +73,16 @@ describe('GET /v2/fast and /v2/deep', () => {
     ]);
     const finalProgress = events.filter((e) => e.name === 'scan:progress').at(-1)!.data;
     expect(finalProgress).toMatchObject({ chunks_complete: 4, total_chunks: 4 });
+    expect(chunkIndexes(events)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('names each finished chunk of a deep scan once in its progress events', async () => {
+    const events = await stream('127.0.0.29', '/v2/deep');
+    expect(events.at(-1)).toMatchObject({ name: 'scan:complete', data: { status: 'complete' } });
+    expect(chunkIndexes(events)).toEqual(Array.from({ length: 64 }, (_, i) => i));
+    // chunks_complete counts the chunks named so far
+    const progress = events.filter((e) => e.name === 'scan:progress' && e.data.chunk_index !== undefined);
+    expect(progress.map((e) => e.data.chunks_complete)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
   });
 
   it('attaches to a scan started by a v1 POST', async () => {
