@@ -1,6 +1,6 @@
 // The npm package as a user gets it: packed, installed into an empty folder
-// on a machine without a compiler, started with npx, and one fast scan of
-// loopback run through the API.
+// on a machine without a compiler, started with npx, one fast scan of
+// loopback run through the API, and the page served with its assets.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,6 +72,11 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
     const result = await pollUntilFinal(fetch, `http://127.0.0.1:${port}/v1/fast`);
     expect(result).toMatchObject({ status: 'complete' });
     expect(result.ports_open).toContainEqual({ port: 8443, state: 'open', service: 'pcsync-https', banner: 'HELLO-from-package' });
+    // the page and its built assets ship in the package
+    const page = await (await fetch(`http://127.0.0.1:${port}/`, { headers: { accept: 'text/html' } })).text();
+    const script = /src="(\/assets\/app-[\w-]+\.js)"/.exec(page)?.[1];
+    expect(script).toBeDefined();
+    expect((await fetch(`http://127.0.0.1:${port}${script}`)).status).toBe(200);
   } finally {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     if (server.exitCode === null && server.kill('SIGKILL')) await exited;
