@@ -21,7 +21,7 @@ export function baseSnippets(origin: string): Snippet[] {
 export function checkSnippet(origin: string, deep: boolean, open: readonly number[], family: string): Snippet {
   const args = ['npx selfscan-check', '--server', origin];
   if (deep) args.push('--deep');
-  if (open.length > 0) args.push('--expect-open', open.join(','));
+  if (open.length > 0) args.push('--expect-open', [...open].sort((a, b) => a - b).join(','));
   args.push('--only-open');
   return { title: `Keep it this way (${family}): fail when another port opens`, code: args.join(' ') };
 }
