@@ -24,8 +24,8 @@ export interface WatchedPage {
 }
 
 export interface PageOptions extends BrowserContextOptions {
-  /** Requests expected to fail or answer >= 400 (a test provoking a refusal). */
-  expectedFailure?: (url: string, status: number | null) => boolean;
+  /** URLs expected to fail or answer >= 400 (a test provoking a refusal): their requests and console lines are not problems. */
+  expectedFailure?: (url: string) => boolean;
 }
 
 /** A new context and page whose console errors, CSP violations and failed requests are recorded. */
@@ -40,7 +40,9 @@ export async function watchedPage(browser: Browser, options: PageOptions = {}): 
     document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
   });
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console ${message.type()}: ${message.text()}`);
+    if (message.type() !== 'error') return;
+    const provoked = message.text().startsWith('Failed to load resource') && expectedFailure(message.location().url);
+    if (!provoked) problems.push(`console error: ${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('dialog', (dialog) => {
@@ -48,10 +50,10 @@ export async function watchedPage(browser: Browser, options: PageOptions = {}): 
     void dialog.dismiss();
   });
   page.on('requestfailed', (request) => {
-    if (!expectedFailure(request.url(), null)) problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+    if (!expectedFailure(request.url())) problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
   });
   page.on('response', (response) => {
-    if (response.status() >= 400 && !expectedFailure(response.url(), response.status())) problems.push(`answer ${response.status()}: ${response.url()}`);
+    if (response.status() >= 400 && !expectedFailure(response.url())) problems.push(`answer ${response.status()}: ${response.url()}`);
   });
   return {
     context,

@@ -101,7 +101,7 @@ export class ScanPane {
       this.live.say(`No ${this.label} path: your browser could not reach the service over ${this.label}.`, true);
       return;
     }
-    this.gate.showBudget(answer.budget);
+    this.gate.showBudget(answer.budget, answer.kind === 'refused' ? answer.status : 200);
     if (answer.kind === 'refused') {
       this.setState('refused');
       this.mapSlot.replaceChildren();

@@ -34,8 +34,13 @@ export class StartGate {
     return this.timer === undefined;
   }
 
-  showBudget(budget: Budget | null): void {
-    if (budget === null) return;
+  /**
+   * Shows the edge limit's budget from an answer's headers. A 429 from a
+   * scan limit (deep per address, per ASN) carries that limit's headers
+   * instead: told apart by its maximum, they are left to the notice.
+   */
+  showBudget(budget: Budget | null, status: number): void {
+    if (budget === null || (status === 429 && budget.limit !== this.edge.max)) return;
     this.budget.textContent = `${budget.remaining} of ${budget.limit} requests left ${windowWords(this.edge.windowSeconds)}.`;
   }
 
