@@ -65,6 +65,24 @@ describe('a refused start', () => {
     expect(await problems()).toEqual([]);
   });
 
+  it('gives the buttons back when the wait is over', async () => {
+    const limits = { ...NO_LIMITS, deepPerIp: { max: 1, windowSeconds: 4 } };
+    const overrides = { limits, scanBudgetSeconds: { fast: 120, deep: 0.5 } }; // the deep scan ends (incomplete) at once
+    const { page, problems } = await setUp('127.0.0.77', overrides, (url) => url.endsWith('/v2/deep'));
+    const deep = page.getByRole('button', { name: 'Deep scan', exact: true });
+    await deep.click();
+    await page.locator('.pane[data-state="incomplete"]').waitFor({ timeout: 30_000 });
+    await deep.click();
+    await page.locator('.pane[data-state="refused"]').waitFor();
+    expect(await page.locator('#retry').textContent()).toMatch(/^Try again in [1-4] s$/);
+    expect(await deep.isDisabled()).toBe(true);
+    await page.waitForFunction(() => !(document.getElementById('deep-button') as HTMLButtonElement).disabled, undefined, { timeout: 10_000 });
+    expect(await page.locator('#retry').isHidden()).toBe(true);
+    await deep.click();
+    await page.locator('.pane[data-state="incomplete"]').waitFor({ timeout: 30_000 });
+    expect(await problems()).toEqual([]);
+  });
+
   it('says in plain words why a private address cannot be scanned (422)', async () => {
     const { page, problems } = await setUp('127.0.0.75', { allowPrivateTargets: false }, (url) => url.endsWith('/v2/fast'));
     await page.getByRole('button', { name: 'Fast scan', exact: true }).click();

@@ -6,11 +6,12 @@
 import type { BrowserContextOptions } from 'playwright-core';
 
 import type { Config } from '../../src/config/config.js';
+import type { ServeDependencies } from '../../src/roles/serve.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
 /** A real server that believes the browser's X-Forwarded-For. */
-export function startPageServer(overrides: Partial<Config> = {}): Promise<TestServer> {
-  return startTestServer({ trustProxy: ['127.0.0.1/32'], ...overrides });
+export function startPageServer(overrides: Partial<Config> = {}, deps: ServeDependencies = {}): Promise<TestServer> {
+  return startTestServer({ trustProxy: ['127.0.0.1/32'], ...overrides }, deps);
 }
 
 /** Browser context options that make the page's requests come from `caller`. */

@@ -1,9 +1,9 @@
 // The deep scan's 65,535 ports as a 256×256 canvas, port p at row p/256,
 // column p%256 (cell 0 is no port), filled chunk by chunk as the scan
-// verifies them. Open ports are large diamonds and filtered ones crosses,
-// so shape tells them apart, not colour alone. The canvas is focusable:
-// the arrow keys (or the mouse) move a cursor and a line of text says
-// "Port N: state". The results table stays the accessible content.
+// verifies them. As in the legend, open ports are large discs and filtered
+// ones diamonds, so shape tells them apart, not colour alone. The canvas is
+// focusable: the arrow keys (or the mouse) move a cursor and a line of text
+// says "Port N: state". The results table stays the accessible content.
 import { el, uniqueId } from './dom.js';
 import type { CellState, PortMap } from './port-states.js';
 
@@ -100,9 +100,10 @@ export class DeepMap implements PortMap {
   }
 
   private onPointer(event: MouseEvent): void {
-    const box = this.canvas.getBoundingClientRect();
-    const column = Math.floor(((event.clientX - box.left) / box.width) * SIDE);
-    const row = Math.floor(((event.clientY - box.top) / box.height) * SIDE);
+    const box = this.canvas.getBoundingClientRect(); // the border box: the cells start inside the border
+    const { clientLeft, clientTop, clientWidth, clientHeight } = this.canvas;
+    const column = Math.floor(((event.clientX - box.left - clientLeft) / clientWidth) * SIDE);
+    const row = Math.floor(((event.clientY - box.top - clientTop) / clientHeight) * SIDE);
     if (column < 0 || column >= SIDE || row < 0 || row >= SIDE) return;
     this.showCursor(Math.min(LAST_PORT, Math.max(1, row * SIDE + column)));
   }
@@ -167,20 +168,17 @@ export class DeepMap implements PortMap {
       const [x, y] = this.center(port);
       context.beginPath();
       if (state === CODE.open) {
-        context.moveTo(x, y - 9);
-        context.lineTo(x + 9, y);
-        context.lineTo(x, y + 9);
-        context.lineTo(x - 9, y);
-        context.closePath();
+        context.arc(x, y, 8, 0, 2 * Math.PI);
         context.fillStyle = open;
         context.fill();
         context.strokeStyle = edge;
         context.stroke();
       } else {
-        context.moveTo(x - 4, y - 4);
-        context.lineTo(x + 4, y + 4);
-        context.moveTo(x + 4, y - 4);
-        context.lineTo(x - 4, y + 4);
+        context.moveTo(x, y - 5);
+        context.lineTo(x + 5, y);
+        context.lineTo(x, y + 5);
+        context.lineTo(x - 5, y);
+        context.closePath();
         context.strokeStyle = filtered;
         context.stroke();
       }

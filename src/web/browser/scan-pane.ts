@@ -24,6 +24,8 @@ const NAMES: Readonly<Record<ScanType, string>> = { fast: 'Fast scan', deep: 'De
 interface Flight {
   scanType: ScanType;
   map: PortMap;
+  /** Chunks verified, updated on every event: the live region says it only now and then. */
+  bar: HTMLProgressElement;
   startedAt: number;
   etaSeconds: number;
   status: string;
@@ -78,13 +80,14 @@ export class ScanPane {
       scanType === 'fast'
         ? new FastGrid(this.data, `${name} ports over ${this.label}`)
         : new DeepMap(`Map of ports 1 to 65,535 over ${this.label}, 256 per row; use the arrow keys to read a port`);
-    this.mapSlot.replaceChildren(map.element);
+    const bar = el('progress', 'chunks', { max: '1', value: '0', 'aria-label': `${name}: chunks verified over ${this.label}` });
+    this.mapSlot.replaceChildren(bar, map.element);
     this.results.replaceChildren();
     this.changes.hidden = true;
     this.setState('starting');
     this.live.say(`${name}: starting…`, true);
     try {
-      await this.follow(scanType, map, controller.signal);
+      await this.follow(scanType, map, bar, controller.signal);
     } catch (error) {
       if (controller.signal.aborted) return;
       this.setState('lost');
@@ -92,7 +95,7 @@ export class ScanPane {
     }
   }
 
-  private async follow(scanType: ScanType, map: PortMap, signal: AbortSignal): Promise<void> {
+  private async follow(scanType: ScanType, map: PortMap, bar: HTMLProgressElement, signal: AbortSignal): Promise<void> {
     const name = NAMES[scanType];
     const answer = await requestScan(this.facts.origin, scanType, signal);
     if (answer.kind === 'unreachable') {
@@ -109,7 +112,7 @@ export class ScanPane {
       this.gate.refuse(answer.error, answer.reason, answer.retryAfter, this.data.panes.length > 1 ? this.label : null);
       return;
     }
-    const flight: Flight = { scanType, map, startedAt: Date.now(), etaSeconds: 0, status: '' };
+    const flight: Flight = { scanType, map, bar, startedAt: Date.now(), etaSeconds: 0, status: '' };
     for await (const frame of answer.frames) {
       const payload: unknown = JSON.parse(frame.data);
       if (frame.event === 'scan:queued') this.onQueued(flight, payload as SseQueued);
@@ -135,6 +138,8 @@ export class ScanPane {
   private inFlight(flight: Flight, status: 'queued' | 'running', position: number, done: number, total: number): void {
     const changed = status !== flight.status;
     flight.status = status;
+    flight.bar.max = total;
+    flight.bar.value = done;
     this.setState(status);
     const name = NAMES[flight.scanType];
     const chunks = `${done} of ${total} chunks done`;
@@ -151,6 +156,7 @@ export class ScanPane {
     const name = NAMES[flight.scanType];
     const open = result.ports_open.map((port) => port.port);
     flight.map.finish(new Set(open), new Set(result.ports_filtered.map((port) => port.port)), result.status === 'complete');
+    if (result.status === 'complete') flight.bar.value = flight.bar.max;
     const total = flight.scanType === 'fast' ? this.data.fastPorts.length : 65535;
     this.results.replaceChildren(...finishedView(result, total, this.label));
     this.setState(result.status);
