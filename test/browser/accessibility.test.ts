@@ -54,6 +54,7 @@ describe('accessibility (axe-core, WCAG 2.1 A and AA)', () => {
         await fastResult(page);
         expect(await axeViolations(page)).toEqual([]);
         expect(await noSidewaysScroll(page, width)).toBe(true);
+        expect(await page.locator('[style]').count()).toBe(0); // no inline style anywhere (the CSP allows none)
         await screenshot(page, `fast-result-${colorScheme}-${width}`);
         expect(await problems()).toEqual([]);
       });

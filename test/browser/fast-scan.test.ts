@@ -58,6 +58,12 @@ describe('fast scan by click', () => {
   it('shows exactly the open ports with their banners in the grid and the table', async () => {
     await listeners('127.0.0.66', [8080, 9200], 'hello from selfscan test');
     const { page, problems } = await pageAs('127.0.0.66');
+    const scans: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/v2/')) scans.push(request.url());
+    });
+    await page.waitForTimeout(500); // loading the page starts nothing
+    expect(scans).toEqual([]);
     expect(await page.locator('.pane').first().getAttribute('data-state')).toBe('idle');
     await page.getByRole('button', { name: 'Fast scan', exact: true }).click();
     expect(await finished(page)).toBe('complete');
@@ -75,6 +81,13 @@ describe('fast scan by click', () => {
     expect(await page.locator('#snippet-list').textContent()).toContain(
       `npx selfscan-check --server ${server.url} --expect-open ${open.join(',')} --only-open`,
     );
+    expect(scans).toEqual([`${server.url}/v2/fast`]);
+    const snippets = await page.locator('#snippet-list code').allTextContents();
+    expect(snippets).toContain(`curl -X POST ${server.url}/v1/fast\ncurl ${server.url}/v1/fast`);
+    expect(snippets).toContain(`curl -N ${server.url}/v2/deep`);
+    expect(snippets.map((text) => (text.startsWith('{') ? JSON.parse(text) : null))).toContainEqual({
+      mcpServers: { selfscan: { type: 'http', url: `${server.url}/mcp` } },
+    });
     await screenshot(page, 'fast-scan');
     expect(await problems()).toEqual([]);
   });

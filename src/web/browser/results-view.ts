@@ -17,7 +17,7 @@ function table(caption: string, ports: readonly Port[], withBanner: boolean): HT
   const headings = withBanner ? ['Port', 'Service', 'State', 'Banner'] : ['Port', 'Service', 'State'];
   const rows = ports.map((port) => {
     const cells = [el('td', '', {}, String(port.port)), el('td', '', {}, port.service ?? 'unknown'), el('td', '', {}, port.state)];
-    if (withBanner) cells.push(el('td', '', {}, port.banner === null ? el('span', 'none', {}, 'none') : el('code', 'banner', {}, port.banner)));
+    if (withBanner) cells.push(el('td', 'banner-cell', {}, port.banner === null ? el('span', 'none', {}, 'none') : el('code', 'banner', {}, port.banner)));
     return el('tr', '', { 'data-port': String(port.port) }, ...cells);
   });
   const results = el(
