@@ -60,7 +60,10 @@ export class DeepMap implements PortMap {
     this.canvas.addEventListener('mouseleave', () => {
       if (document.activeElement !== this.canvas) this.hideCursor();
     });
-    window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.redraw());
+    // The colours come from the stylesheet's scheme: a map still on the page is drawn again when it changes.
+    window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      if (this.canvas.isConnected) this.redraw();
+    });
     this.redraw();
   }
 

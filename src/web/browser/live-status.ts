@@ -4,7 +4,7 @@
 // over), so a screen reader is not flooded.
 
 /** Least time between two routine updates of the region. */
-export const LIVE_INTERVAL_MS = 3000;
+const LIVE_INTERVAL_MS = 3000;
 
 export class LiveStatus {
   private lastWrite = 0;
