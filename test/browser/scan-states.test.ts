@@ -1,8 +1,9 @@
 // What the page shows of states a loopback host cannot be made to produce
 // on demand, with a scanner stand-in the test drives chunk by chunk: the
 // deep map filling chunk by chunk, filtered ports (map and table, read by
-// hovering the map), a failed scan, and a live region that is rewritten on
-// changes of state and at most every few seconds, not once per chunk.
+// hovering the map), a queued scan's position, a failed scan, and a live
+// region that is rewritten on changes of state and at most every few
+// seconds, not once per chunk.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -11,6 +12,7 @@ import { launchBrowser, screenshot, watchedPage } from '../helpers/browser.js';
 import { eventually } from '../helpers/eventually.js';
 import { FakeScanner, openPort } from '../helpers/fake-scanner.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
+import type { TestServer } from '../helpers/test-server.js';
 
 let browser: Browser;
 const cleanups: (() => Promise<void>)[] = [];
@@ -27,9 +29,12 @@ afterEach(async () => {
 
 const filteredPort = (port: number): Port => ({ port, state: 'filtered', service: null, banner: null });
 
-async function setUp(caller: string): Promise<{ page: Page; scanner: FakeScanner; problems: () => Promise<string[]> }> {
+async function setUp(
+  caller: string,
+  overrides: Parameters<typeof startPageServer>[0] = {},
+): Promise<{ page: Page; scanner: FakeScanner; server: TestServer; problems: () => Promise<string[]> }> {
   const scanner = new FakeScanner();
-  const server = await startPageServer({}, { scanner });
+  const server = await startPageServer(overrides, { scanner });
   cleanups.push(() => server.close());
   const watched = await watchedPage(browser, asCaller(caller));
   cleanups.push(() => watched.context.close());
@@ -43,7 +48,7 @@ async function setUp(caller: string): Promise<{ page: Page; scanner: FakeScanner
       if (region !== null && region.textContent !== said.at(-1)) said.push(region.textContent ?? '');
     }).observe(document.getElementById('panes')!, { subtree: true, childList: true, characterData: true });
   });
-  return { page: watched.page, scanner, problems: watched.problems };
+  return { page: watched.page, scanner, server, problems: watched.problems };
 }
 
 /** Moves the mouse over `port`'s cell of the deep map. */
@@ -121,6 +126,28 @@ describe('scan states driven chunk by chunk', () => {
     );
     expect(await page.locator('.results').count()).toBe(0);
     expect((await said(page)).at(-1)).toBe('Fast scan failed (unreachable).');
+    expect(await problems()).toEqual([]);
+  });
+
+  it('says where a queued scan waits, then that it runs', async () => {
+    const { page, scanner, server, problems } = await setUp('127.0.0.82', { concurrency: { fast: 1 }, sseKeepAliveSeconds: 1 });
+    // Another caller's fast scan holds the only place.
+    const other = await fetch(`${server.url}/v1/fast`, { method: 'POST', headers: { 'X-Forwarded-For': '127.0.0.83' } });
+    expect(other.status).toBe(200);
+    await eventually(() => scanner.scans.length === 1, 10_000, "the other caller's scan starts");
+    await page.getByRole('button', { name: 'Fast scan', exact: true }).click();
+    await page.locator('.pane[data-state="queued"]').waitFor();
+    expect((await said(page)).at(-1)).toMatch(/^Fast scan queued: next in line for a free scanner\. 0 of 4 chunks done; about \d+ s expected\.$/);
+    await page.waitForTimeout(1500); // a keep-alive comment or two arrive on the stream meanwhile
+    scanner.scans[0]!.complete();
+    await eventually(() => scanner.scans.length === 2, 10_000, "the page's scan starts");
+    scanner.scans[1]!.chunk({ index: 0, total: 8 });
+    await page.locator('.pane[data-state="running"]').waitFor();
+    expect((await said(page)).at(-1)).toMatch(/^Fast scan running: [01] of 4 chunks done, \d+ s elapsed, about \d+ s expected\.$/);
+    for (let index = 1; index < 4; index++) scanner.scans[1]!.chunk({ index, total: 8 });
+    scanner.scans[1]!.complete();
+    await page.locator('.pane[data-state="complete"]').waitFor();
+    expect(await page.locator('.port-grid .cell[data-state="closed"]').count()).toBe(32);
     expect(await problems()).toEqual([]);
   });
 });

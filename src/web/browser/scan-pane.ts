@@ -145,7 +145,8 @@ export class ScanPane {
     const chunks = `${done} of ${total} chunks done`;
     const eta = flight.etaSeconds > 0 ? `about ${flight.etaSeconds} s expected` : 'no estimate yet';
     if (status === 'queued') {
-      this.live.say(`${name} queued: ${position} ${position === 1 ? 'scan' : 'scans'} ahead. ${chunks}; ${eta}.`, changed);
+      const place = position === 0 ? 'next in line for a free scanner' : `${position} ${position === 1 ? 'scan' : 'scans'} ahead`;
+      this.live.say(`${name} queued: ${place}. ${chunks}; ${eta}.`, changed);
       return;
     }
     const elapsed = Math.round((Date.now() - flight.startedAt) / 1000);
