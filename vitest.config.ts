@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: pure logic (no compiler, no root; loopback at most), the real addon
-// against loopback and network-namespace hosts, and the real server.
+// Projects: pure logic (no compiler, no root; loopback at most), the real addon
+// against loopback and network-namespace hosts, the cluster, the real server,
+// and the page in the system's Chromium against the real server.
 // Native and integration tests measure real sockets and time, so every file
 // runs on its own (maxWorkers: 1), also across projects.
 export default defineConfig({
@@ -33,6 +34,15 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 60_000,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: installs the system tools the tests drive (nmap, ip, iptables,
-// redis-server: its package's own service is kept from starting)
+// redis-server: its package's own service is kept from starting; chromium
+// for the page's browser tests)
 // and the lint needs (clang-format) when they are missing, lints (npm run
 // lint), builds the addon, type-checks and builds the TypeScript, runs every
 // vitest project, then prints one closing line "N passed, N failed".
@@ -24,7 +25,7 @@ const unitOnly = projects.length > 0 && projects.every((project) => project === 
 const lintTools = { 'clang-format': 'clang-format' };
 const tools = unitOnly
   ? lintTools
-  : { ...lintTools, nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables', 'redis-server': 'redis-server' };
+  : { ...lintTools, nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables', 'redis-server': 'redis-server', chromium: 'chromium' };
 const isRoot = process.getuid?.() === 0;
 
 function has(command) {

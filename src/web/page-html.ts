@@ -49,14 +49,15 @@ export function renderPage(assets: WebAssets, data: PageData): Html {
 </section>
 <section aria-labelledby="start-heading" class="start">
 <h2 id="start-heading">Start a scan</h2>
-<form method="post" action="/scan" id="scan-form" class="scan-buttons">
+<form method="post" action="/scan/fast" id="scan-form" class="scan-buttons">
 <div class="choice"><button type="submit" name="type" value="fast" id="fast-button" aria-describedby="fast-cost">Fast scan</button>
 <p id="fast-cost" class="cost">${data.fastPorts.length} common ports · a few seconds</p></div>
-<div class="choice"><button type="submit" name="type" value="deep" id="deep-button" aria-describedby="deep-cost">Deep scan</button>
+<div class="choice"><button type="submit" name="type" value="deep" id="deep-button" formaction="/scan/deep" aria-describedby="deep-cost">Deep scan</button>
 <p id="deep-cost" class="cost">all 65,535 ports · a minute or more · ${perWindow(limits.deepPerIp)} per address</p></div>
 </form>
 <p id="budget" class="budget"></p>
 <p id="notice" class="notice" role="alert" hidden></p>
+<p id="retry" class="retry" hidden></p>
 </section>
 <div id="panes" class="panes"></div>
 <section aria-labelledby="terms-heading" class="terms">

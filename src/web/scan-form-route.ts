@@ -15,9 +15,15 @@ import type { WebAssets } from './web-assets.js';
 
 const REDIRECT_HEADERS: Headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
 
-/** Whether a form post comes from a page of this origin, by Sec-Fetch-Site and Origin (either may be absent: old browsers). */
+/**
+ * Whether a form post comes from a page of this origin, by Sec-Fetch-Site and
+ * Origin (either may be absent: old browsers). A browser's own
+ * `Sec-Fetch-Site: same-origin` settles it: under the page's
+ * `Referrer-Policy: no-referrer` the same browser sends `Origin: null`.
+ */
 export function isSameSitePost(secFetchSite: string, origin: string, host: string): boolean {
-  if (secFetchSite !== '' && secFetchSite !== 'same-origin' && secFetchSite !== 'none') return false;
+  if (secFetchSite === 'same-origin') return true;
+  if (secFetchSite !== '' && secFetchSite !== 'none') return false;
   if (origin === '') return true;
   try {
     return new URL(origin).host === host.toLowerCase();

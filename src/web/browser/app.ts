@@ -1,2 +1,24 @@
-// The page's script (placeholder until the page's client lands).
-export {};
+// The page's script: it takes over the scan form (a click starts a scan in
+// every pane, each through its own origin; nothing starts on load) and
+// fills the snippets. Each part lives in its own module.
+import type { ScanType } from '../../api/scan-type.js';
+import { PAGE_DATA_ID, type PageData } from '../page-data.js';
+import { byId } from './dom.js';
+import { ScanPane } from './scan-pane.js';
+import { baseSnippets, SnippetList } from './snippets.js';
+import { StartGate } from './start-gate.js';
+
+const data = JSON.parse(byId(PAGE_DATA_ID).textContent ?? '{}') as PageData;
+const form = byId<HTMLFormElement>('scan-form');
+const gate = new StartGate(form, data.limits.edge);
+const snippets = new SnippetList(baseSnippets(window.location.origin));
+const panes = data.panes.map((facts) => new ScanPane(data, facts, gate, snippets));
+byId('panes').replaceChildren(...panes.map((pane) => pane.element));
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const scanType: ScanType = event.submitter instanceof HTMLButtonElement && event.submitter.value === 'deep' ? 'deep' : 'fast';
+  if (!gate.open) return;
+  gate.clearNotice();
+  for (const pane of panes) void pane.run(scanType);
+});

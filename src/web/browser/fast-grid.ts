@@ -1,0 +1,74 @@
+// The fast scan's 32 ports as a grid of cells, each saying its port,
+// service and state in text, with a mark whose shape (not only its colour)
+// tells the state apart.
+import type { PageData } from '../page-data.js';
+import { el } from './dom.js';
+import type { CellState, PortMap } from './port-states.js';
+
+const STATE_WORDS: Readonly<Record<CellState, string>> = {
+  pending: 'not yet',
+  open: 'open',
+  closed: 'closed',
+  filtered: 'filtered',
+  unverified: 'not verified',
+};
+
+interface Cell {
+  item: HTMLLIElement;
+  state: HTMLSpanElement;
+  now: CellState;
+}
+
+export class FastGrid implements PortMap {
+  readonly element: HTMLOListElement;
+  private readonly cells = new Map<number, Cell>();
+
+  constructor(data: PageData, label: string) {
+    this.element = el('ol', 'port-grid', { 'aria-label': label });
+    for (const { port, service } of data.fastPorts) {
+      const state = el('span', 'cell-state');
+      const item = el(
+        'li',
+        'cell',
+        { 'data-port': String(port) },
+        el('span', 'mark', { 'aria-hidden': 'true' }),
+        el('span', 'cell-port', {}, String(port)),
+        el('span', 'cell-service', {}, service ?? 'unknown'),
+        state,
+      );
+      this.element.append(item);
+      const cell: Cell = { item, state, now: 'pending' };
+      this.cells.set(port, cell);
+      this.set(cell, 'pending');
+    }
+  }
+
+  chunkDone(ports: readonly number[], open: ReadonlySet<number>): void {
+    for (const port of ports) {
+      const cell = this.cells.get(port);
+      if (cell !== undefined && cell.now === 'pending') this.set(cell, open.has(port) ? 'open' : 'closed');
+    }
+  }
+
+  markOpen(open: ReadonlySet<number>): void {
+    for (const port of open) {
+      const cell = this.cells.get(port);
+      if (cell !== undefined) this.set(cell, 'open');
+    }
+  }
+
+  finish(open: ReadonlySet<number>, filtered: ReadonlySet<number>, complete: boolean): void {
+    for (const [port, cell] of this.cells) {
+      if (open.has(port)) this.set(cell, 'open');
+      else if (filtered.has(port)) this.set(cell, 'filtered');
+      else if (cell.now === 'pending') this.set(cell, complete ? 'closed' : 'unverified');
+    }
+  }
+
+  private set(cell: Cell, state: CellState): void {
+    cell.now = state;
+    cell.item.className = `cell cell-${state}`;
+    cell.item.dataset.state = state;
+    cell.state.textContent = STATE_WORDS[state];
+  }
+}

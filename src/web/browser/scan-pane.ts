@@ -1,0 +1,185 @@
+// One pane of the page: a scan of the caller over one address family,
+// through that family's origin. It reads the scan's stream and keeps its
+// parts in step: the live status, the port map (grid or canvas), the
+// results table, the changes since last time and the check snippet.
+
+import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result.js';
+import type { ScanType } from '../../api/scan-type.js';
+import type { SseProgress, SseQueued } from '../../api/sse-events.js';
+import type { PageData, PaneFacts } from '../page-data.js';
+import { type Changes, compareAndRemember } from './changes.js';
+import { DeepMap } from './deep-map.js';
+import { byId, el, uniqueId } from './dom.js';
+import { FastGrid } from './fast-grid.js';
+import { LiveStatus } from './live-status.js';
+import { chunkPorts, type PortMap } from './port-states.js';
+import { dateOf, failedView, finishedView } from './results-view.js';
+import { requestScan } from './scan-request.js';
+import { checkSnippet, type SnippetList } from './snippets.js';
+import type { StartGate } from './start-gate.js';
+
+const NAMES: Readonly<Record<ScanType, string>> = { fast: 'Fast scan', deep: 'Deep scan' };
+
+/** What a pane shows of a scan in flight. */
+interface Flight {
+  scanType: ScanType;
+  map: PortMap;
+  /** Chunks verified, updated on every event: the live region says it only now and then. */
+  bar: HTMLProgressElement;
+  startedAt: number;
+  etaSeconds: number;
+  status: string;
+}
+
+function changesText(changes: Changes | null, name: string, family: string): string {
+  if (changes === null) return `This is the first ${name.toLowerCase()} over ${family} this browser remembers; the next one will be compared with it.`;
+  const since = `Since the ${name.toLowerCase()} of ${dateOf(changes.since)}`;
+  if (changes.newlyOpen.length === 0 && changes.newlyClosed.length === 0) return `${since}: no change.`;
+  const list = (ports: number[]) => (ports.length > 0 ? ports.join(', ') : 'none');
+  return `${since}: newly open: ${list(changes.newlyOpen)}; newly closed: ${list(changes.newlyClosed)}.`;
+}
+
+export class ScanPane {
+  readonly element: HTMLElement;
+  private readonly live: LiveStatus;
+  private readonly mapSlot = el('div', 'pane-map');
+  private readonly results = el('div', 'pane-results');
+  private readonly changes = el('p', 'changes', { hidden: '' });
+  private readonly label: string;
+  private controller: AbortController | null = null;
+
+  constructor(
+    private readonly data: PageData,
+    private readonly facts: PaneFacts,
+    private readonly gate: StartGate,
+    private readonly snippets: SnippetList,
+  ) {
+    const headingId = uniqueId('pane-heading');
+    this.label = facts.family;
+    const region = el('p', 'status', { role: 'status', 'aria-live': 'polite' }, 'Press Fast scan or Deep scan to start.');
+    this.live = new LiveStatus(region);
+    this.element = el(
+      'section',
+      'pane',
+      { 'aria-labelledby': headingId, 'data-family': facts.family, 'data-state': 'idle' },
+      el('h2', '', { id: headingId }, `${facts.family} scan`),
+      region,
+      this.mapSlot,
+      this.results,
+      this.changes,
+    );
+  }
+
+  /** Starts (or joins) a scan of this type; a scan this pane was showing is let go. */
+  async run(scanType: ScanType): Promise<void> {
+    this.controller?.abort();
+    const controller = new AbortController();
+    this.controller = controller;
+    const name = NAMES[scanType];
+    const map =
+      scanType === 'fast'
+        ? new FastGrid(this.data, `${name} ports over ${this.label}`)
+        : new DeepMap(`Map of ports 1 to 65,535 over ${this.label}, 256 per row; use the arrow keys to read a port`);
+    const bar = el('progress', 'chunks', { max: '1', value: '0', 'aria-label': `${name}: chunks verified over ${this.label}` });
+    this.mapSlot.replaceChildren(bar, map.element);
+    this.results.replaceChildren();
+    this.changes.hidden = true;
+    this.setState('starting');
+    this.live.say(`${name}: starting…`, true);
+    try {
+      await this.follow(scanType, map, bar, controller.signal);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      this.setState('lost');
+      this.live.say(`${name}: the connection was lost before the scan ended (${String(error)}). Press the button again to rejoin it.`, true);
+    }
+  }
+
+  private async follow(scanType: ScanType, map: PortMap, bar: HTMLProgressElement, signal: AbortSignal): Promise<void> {
+    const name = NAMES[scanType];
+    const answer = await requestScan(this.facts.origin, scanType, signal);
+    if (answer.kind === 'unreachable') {
+      this.setState('unreachable');
+      this.mapSlot.replaceChildren();
+      this.live.say(`No ${this.label} path: your browser could not reach the service over ${this.label}.`, true);
+      return;
+    }
+    this.gate.showBudget(answer.budget, answer.kind === 'refused' ? answer.status : 200);
+    if (answer.kind === 'refused') {
+      this.setState('refused');
+      this.mapSlot.replaceChildren();
+      this.live.say(`${name}: not started (${answer.status} ${answer.error}).`, true);
+      this.gate.refuse(answer.error, answer.reason, answer.retryAfter, this.data.panes.length > 1 ? this.label : null);
+      return;
+    }
+    const flight: Flight = { scanType, map, bar, startedAt: Date.now(), etaSeconds: 0, status: '' };
+    for await (const frame of answer.frames) {
+      const payload: unknown = JSON.parse(frame.data);
+      if (frame.event === 'scan:queued') this.onQueued(flight, payload as SseQueued);
+      else if (frame.event === 'scan:progress') this.onProgress(flight, payload as SseProgress);
+      else if (frame.event === 'scan:complete') return this.onFinished(flight, payload as ScanResultFinished);
+      else if (frame.event === 'scan:failed') return this.onFailed(flight, payload as ScanResultFailed);
+    }
+    throw new Error('the stream closed early');
+  }
+
+  private onQueued(flight: Flight, event: SseQueued): void {
+    flight.etaSeconds = event.eta_seconds;
+    this.inFlight(flight, event.status, event.queue_position, event.chunks_complete, event.total_chunks);
+  }
+
+  private onProgress(flight: Flight, event: SseProgress): void {
+    const open = new Set(event.ports_open.map((port) => port.port));
+    if (event.chunk_index !== undefined) flight.map.chunkDone(chunkPorts(this.data, flight.scanType, event.chunk_index), open);
+    flight.map.markOpen(open);
+    this.inFlight(flight, event.status, event.queue_position, event.chunks_complete, event.total_chunks);
+  }
+
+  private inFlight(flight: Flight, status: 'queued' | 'running', position: number, done: number, total: number): void {
+    const changed = status !== flight.status;
+    flight.status = status;
+    flight.bar.max = total;
+    flight.bar.value = done;
+    this.setState(status);
+    const name = NAMES[flight.scanType];
+    const chunks = `${done} of ${total} chunks done`;
+    const eta = flight.etaSeconds > 0 ? `about ${flight.etaSeconds} s expected` : 'no estimate yet';
+    if (status === 'queued') {
+      const place = position === 0 ? 'next in line for a free scanner' : `${position} ${position === 1 ? 'scan' : 'scans'} ahead`;
+      this.live.say(`${name} queued: ${place}. ${chunks}; ${eta}.`, changed);
+      return;
+    }
+    const elapsed = Math.round((Date.now() - flight.startedAt) / 1000);
+    this.live.say(`${name} running: ${chunks}, ${elapsed} s elapsed, ${eta}.`, changed);
+  }
+
+  private onFinished(flight: Flight, result: ScanResultFinished): void {
+    const name = NAMES[flight.scanType];
+    const open = result.ports_open.map((port) => port.port);
+    flight.map.finish(new Set(open), new Set(result.ports_filtered.map((port) => port.port)), result.status === 'complete');
+    if (result.status === 'complete') flight.bar.value = flight.bar.max;
+    const total = flight.scanType === 'fast' ? this.data.fastPorts.length : 65535;
+    this.results.replaceChildren(...finishedView(result, total, this.label));
+    this.setState(result.status);
+    const summary = `${open.length} open, ${result.ports_filtered.length} filtered, in ${(result.duration_ms / 1000).toFixed(1)} s`;
+    this.live.say(result.status === 'complete' ? `${name} complete: ${summary}.` : `${name} INCOMPLETE: ${summary}; not every port was verified.`, true);
+    if (result.ptr_record !== null && this.facts.family === this.data.family) byId('caller-ptr').textContent = `, reverse DNS ${result.ptr_record}`;
+    if (result.status === 'complete') {
+      this.changes.textContent = changesText(compareAndRemember(this.label, flight.scanType, open, result.completed_at), name, this.label);
+    } else {
+      this.changes.textContent = 'Not compared with the last scan: this one is incomplete.';
+    }
+    this.changes.hidden = false;
+    this.snippets.setCheck(this.label, checkSnippet(this.facts.origin || window.location.origin, flight.scanType === 'deep', open, this.label));
+  }
+
+  private onFailed(flight: Flight, result: ScanResultFailed): void {
+    this.results.replaceChildren(failedView(result));
+    this.setState('failed');
+    this.live.say(`${NAMES[flight.scanType]} failed (${result.fail_reason}).`, true);
+  }
+
+  private setState(state: string): void {
+    this.element.dataset.state = state;
+  }
+}
