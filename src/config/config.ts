@@ -37,7 +37,15 @@ const cidr = z.string().superRefine((text, context) => {
 });
 
 /** A web origin: scheme, host and optional port, nothing after them. */
-const origin = z.url({ protocol: /^https?$/ }).refine((text) => new URL(text).origin === text.replace(/\/$/, ''), 'an origin: scheme://host[:port], no path');
+const origin = z
+  .url({ protocol: /^https?$/ })
+  .refine((text) => !URL.canParse(text) || new URL(text).origin === text.replace(/\/$/, ''), 'an origin: scheme://host[:port], no path');
+
+/** A pane's origin: its host goes in the page's CSP, whose grammar has no IPv6 literal. */
+const paneOrigin = origin.refine(
+  (text) => !URL.canParse(text) || !new URL(text).hostname.startsWith('['),
+  'a host name, not an IPv6 literal (a Content-Security-Policy cannot name one)',
+);
 
 export const configSchema = z.strictObject({
   host: setting(z.string().min(1).default('0.0.0.0'), { description: 'address to listen on', flag: '--host' }),
@@ -111,12 +119,12 @@ export const configSchema = z.strictObject({
   }),
   page: z
     .strictObject({
-      ipv4Origin: setting(origin.optional(), {
+      ipv4Origin: setting(paneOrigin.optional(), {
         description: "the page's IPv4 pane scans through this origin: a hostname with an A record only (`https://ipv4.scan.example`)",
         flag: '--ipv4-origin',
         defaultText: 'none: one pane, over whichever family the browser used',
       }),
-      ipv6Origin: setting(origin.optional(), {
+      ipv6Origin: setting(paneOrigin.optional(), {
         description: "the page's IPv6 pane scans through this origin: a hostname with an AAAA record only",
         flag: '--ipv6-origin',
         defaultText: 'none',

@@ -98,6 +98,14 @@ describe('loadConfig', () => {
     ['a negative retry delay', {}, { SELFSCAN_WEBHOOKS_RETRY_DELAYS_SECONDS: '10,-1' }, /webhooks\.retryDelaysSeconds\.1/],
     ['a concurrency of 0', {}, { SELFSCAN_CONCURRENCY_DEEP: '0' }, /concurrency\.deep/],
     ['an unknown log level', {}, { SELFSCAN_LOG_LEVEL: 'loud' }, /logLevel/],
+    ['a pane origin with a path', { 'ipv4-origin': 'https://v4.scan.example/page' }, {}, /page\.ipv4Origin \(--ipv4-origin\): an origin/],
+    [
+      'a pane origin that is an IPv6 literal',
+      { 'ipv6-origin': 'http://[::1]:8080' },
+      {},
+      /page\.ipv6Origin \(--ipv6-origin\): a host name, not an IPv6 literal/,
+    ],
+    ['a page origin that is no URL', {}, { SELFSCAN_PAGE_ORIGINS: 'scan.example' }, /page\.origins\.0 \(SELFSCAN_PAGE_ORIGINS\)/],
   ])('refuses %s, naming the setting and where it came from', (_name, flags, env, message) => {
     expect(() => loadConfig(flags, env)).toThrow(ConfigError);
     expect(() => loadConfig(flags, env)).toThrow(message);
