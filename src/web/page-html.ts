@@ -3,15 +3,14 @@
 // JavaScript; the script takes it over), and the places the script fills:
 // live status, port map, results, changes, snippets.
 import { type Html, html, jsonData } from './html.js';
-import { PAGE_DATA_ID, type PageData } from './page-data.js';
+import { type LimitFacts, PAGE_DATA_ID, type PageData } from './page-data.js';
 import type { WebAssets } from './web-assets.js';
 
-const perWindow = ({ max, windowSeconds }: { max: number; windowSeconds: number }): string =>
-  windowSeconds % 3600 === 0
-    ? `${max} per ${windowSeconds / 3600} h`
-    : windowSeconds % 60 === 0
-      ? `${max} per ${windowSeconds / 60} min`
-      : `${max} per ${windowSeconds} s`;
+const per = (windowSeconds: number): string =>
+  windowSeconds % 3600 === 0 ? `${windowSeconds / 3600} h` : windowSeconds % 60 === 0 ? `${windowSeconds / 60} min` : `${windowSeconds} s`;
+
+/** A limit in words: `requests: 30 per 1 min`, or `requests: no limit` when the operator turned it off (max 0). */
+const limitText = ({ max, windowSeconds }: LimitFacts, what: string): string => `${what}: ${max === 0 ? 'no limit' : `${max} per ${per(windowSeconds)}`}`;
 
 /** The head and the frame every HTML page of the service shares. */
 export function pageFrame(assets: WebAssets, title: string, body: Html, head: Html = html``): Html {
@@ -45,7 +44,7 @@ export function renderPage(assets: WebAssets, data: PageData): Html {
   const body = html`<section aria-labelledby="who-heading" class="who">
 <h1 id="who-heading">Scan <span id="caller-ip" class="ip">${data.ip}</span></h1>
 <p>Your address as this server sees it: <strong>${data.ip}</strong> (${data.family})<span id="caller-ptr"></span>.</p>
-<p class="honest">selfscan scans only the address a request comes from — this one, never another — over TCP only, and limits how often: ${perWindow(limits.edge)} requests, ${perWindow(limits.deepPerIp)} deep scans per address.</p>
+<p class="honest">selfscan scans only the address a request comes from — this one, never another — over TCP only, and limits how often (${limitText(limits.edge, 'requests')}; ${limitText(limits.deepPerIp, 'deep scans per address')}).</p>
 </section>
 <section aria-labelledby="start-heading" class="start">
 <h2 id="start-heading">Start a scan</h2>
@@ -53,7 +52,7 @@ export function renderPage(assets: WebAssets, data: PageData): Html {
 <div class="choice"><button type="submit" name="type" value="fast" id="fast-button" aria-describedby="fast-cost">Fast scan</button>
 <p id="fast-cost" class="cost">${data.fastPorts.length} common ports · a few seconds</p></div>
 <div class="choice"><button type="submit" name="type" value="deep" id="deep-button" formaction="/scan/deep" aria-describedby="deep-cost">Deep scan</button>
-<p id="deep-cost" class="cost">all 65,535 ports · a minute or more · ${perWindow(limits.deepPerIp)} per address</p></div>
+<p id="deep-cost" class="cost">all 65,535 ports · a minute or more · ${limitText(limits.deepPerIp, 'deep scans per address')}</p></div>
 </form>
 <p id="budget" class="budget"></p>
 <p id="notice" class="notice" role="alert" hidden></p>

@@ -54,6 +54,7 @@ describe('GET /', () => {
     ]);
     const html = await response.text();
     expect(html).toContain('<strong>127.0.0.70</strong>');
+    expect(html).toContain('limits how often (requests: 20 per 1 min; deep scans per address: 1 per 5 min)');
     for (const file of Object.values(manifest)) expect(html).toContain(`/assets/${file}`);
     // every script is the bundle or a JSON data block; no inline style
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
