@@ -81,6 +81,14 @@ const responses = {
   },
 };
 
+/** What any request can meet: wrong path or method, the edge rate limit, a stopping service. */
+export const notFoundAndMethod = {
+  '404': responseRef('NotFound'),
+  '405': responseRef('MethodNotAllowed'),
+  '429': responseRef('RateLimited'),
+  '503': responseRef('Unavailable'),
+};
+
 /** The document's components. */
 export const components = {
   schemas: componentSchemas,

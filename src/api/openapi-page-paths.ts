@@ -1,15 +1,9 @@
 // The OpenAPI document's paths of the web page: not an API, but routes the
 // service serves, so the document lists them (every served route is
 // documented). Their answers are HTML, text or assets, not JSON.
-import { headerRef, rateLimitHeaders, responseRef } from './openapi-components.js';
+import { headerRef, notFoundAndMethod, rateLimitHeaders, responseRef } from './openapi-components.js';
 import type { ScanType } from './scan-type.js';
 
-const notFoundAndMethod = {
-  '404': responseRef('NotFound'),
-  '405': responseRef('MethodNotAllowed'),
-  '429': responseRef('RateLimited'),
-  '503': responseRef('Unavailable'),
-};
 
 const htmlPage = (description: string) => ({
   description: `${description} Sent with \`Cache-Control: no-store\` and a strict Content-Security-Policy.`,

@@ -2,7 +2,7 @@
 // prose, written by hand; every schema they name is a generated component.
 import { Health } from './health.js';
 import { JsonRpcMessage } from './json-rpc-message.js';
-import { errorSchema, headerRef, jsonResponse, rateLimitHeaders, responseRef, unlimitedJsonResponse } from './openapi-components.js';
+import { errorSchema, headerRef, jsonResponse, notFoundAndMethod, rateLimitHeaders, responseRef, unlimitedJsonResponse } from './openapi-components.js';
 import { schemaRef } from './openapi-schemas.js';
 import { ScanQueued } from './scan-queued.js';
 import { ScanResult } from './scan-result.js';
@@ -10,13 +10,6 @@ import type { ScanType } from './scan-type.js';
 import { WebhookKey } from './webhook-key.js';
 import { WebhookEvent, WebhookPayload } from './webhook-payload.js';
 
-/** What any request can meet: wrong path or method, the edge rate limit, a stopping service. */
-const notFoundAndMethod = {
-  '404': responseRef('NotFound'),
-  '405': responseRef('MethodNotAllowed'),
-  '429': responseRef('RateLimited'),
-  '503': responseRef('Unavailable'),
-};
 
 const jsonRpcMessage = schemaRef(JsonRpcMessage);
 
