@@ -1,9 +1,8 @@
 // The OpenAPI document's paths of the web page: not an API, but routes the
 // service serves, so the document lists them (every served route is
 // documented). Their answers are HTML, text or assets, not JSON.
-import { headerRef, notFoundAndMethod, rateLimitHeaders, responseRef } from './openapi-components.js';
+import { errorSchema, headerRef, notFoundAndMethod, rateLimitHeaders, responseRef, unlimitedJsonResponse } from './openapi-components.js';
 import type { ScanType } from './scan-type.js';
-
 
 const htmlPage = (description: string) => ({
   description: `${description} Sent with \`Cache-Control: no-store\` and a strict Content-Security-Policy.`,
@@ -69,12 +68,12 @@ export const pagePaths = {
       summary: "The page's script, stylesheet and icon, by hashed name",
       description:
         'Cached for a year (`immutable`), revalidated by ETag (304), brotli- or gzip-compressed as accepted. ' +
-        'Never counted against the edge limit, so no X-RateLimit-* headers.',
+        'A GET is never counted against the edge limit, so it has no X-RateLimit-* headers.',
       parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' }, description: 'The hashed file name the page links.' }],
       responses: {
         '200': { description: 'The asset.', content: { 'text/javascript': {}, 'text/css': {}, 'image/svg+xml': {} } },
         '304': { description: 'The ETag in If-None-Match is current.' },
-        '404': responseRef('NotFound'),
+        '404': unlimitedJsonResponse('No asset of that name (an old hash: load the page again).', errorSchema(['not_found'])),
         '405': responseRef('MethodNotAllowed'),
       },
     },

@@ -10,7 +10,6 @@ import type { ScanType } from './scan-type.js';
 import { WebhookKey } from './webhook-key.js';
 import { WebhookEvent, WebhookPayload } from './webhook-payload.js';
 
-
 const jsonRpcMessage = schemaRef(JsonRpcMessage);
 
 /** GET and DELETE /mcp: a stateless server has no stream or session to offer. */

@@ -218,12 +218,17 @@ describe('openApiDocument', () => {
     expect((schemas.Port!.properties as JsonObject).service).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] });
   });
 
-  it('lists the rate-limit headers on every response, Retry-After on 429; none on /healthz, which is never limited', () => {
+  it('lists the rate-limit headers on every response, Retry-After on 429; none on /healthz and the page’s assets, which are never limited', () => {
+    const unlimited: Record<string, string[]> = { '/healthz': ['200', '405', '503'], '/assets/{file}': ['200', '304', '404', '405'] };
+    // A wrong method on an asset's path is charged like any request to the service.
+    const chargedAnyway = new Set(['/assets/{file} 405']);
     for (const { path, method, op } of operations) {
-      if (path === '/healthz') {
-        for (const response of Object.values(op.responses as JsonObject))
-          expect(Object.keys((resolve(response).headers ?? {}) as JsonObject).filter((name) => name.startsWith('X-RateLimit'))).toEqual([]);
-        expect(Object.keys(op.responses as JsonObject).sort()).toEqual(['200', '405', '503']);
+      if (path in unlimited) {
+        for (const [status, response] of Object.entries(op.responses as JsonObject)) {
+          const limitHeaders = Object.keys((resolve(response).headers ?? {}) as JsonObject).filter((name) => name.startsWith('X-RateLimit'));
+          expect(limitHeaders, `${path} ${status}`).toHaveLength(chargedAnyway.has(`${path} ${status}`) ? 3 : 0);
+        }
+        expect(Object.keys(op.responses as JsonObject).sort()).toEqual(unlimited[path]);
         continue;
       }
       for (const [status, response] of Object.entries(op.responses as JsonObject)) {
@@ -231,8 +236,9 @@ describe('openApiDocument', () => {
         expect(headers, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
         if (status === '429') expect(headers).toContain('Retry-After');
       }
-      // /mcp answers methods per operation: POST 200, GET and DELETE 405.
-      const expected = path !== '/mcp' ? ['200', '404', '405'] : method === 'post' ? ['200', '404'] : ['405'];
+      // /mcp answers methods per operation: POST 200, GET and DELETE 405; the page's form posts redirect (303).
+      const success = path.startsWith('/scan/') && method === 'post' ? '303' : '200';
+      const expected = path !== '/mcp' ? [success, '404', '405'] : method === 'post' ? ['200', '404'] : ['405'];
       expect(Object.keys(op.responses as JsonObject), `${method} ${path}`).toEqual(expect.arrayContaining(expected));
     }
   });
