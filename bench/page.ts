@@ -93,7 +93,9 @@ try {
     console.log(`run ${run + 1}: API ${fmt(api.at(-1)!)} ms, page click→result ${fmt(shown - clicked)} ms, navigation→result ${fmt(shown - navigated)} ms`);
   }
   const ratio = median(clickToResult) / median(api);
-  console.log(`median: API ${fmt(median(api))} ms, click→result ${fmt(median(clickToResult))} ms (${fmt(ratio, 2)}× the API), navigation→result ${fmt(median(loadToResult))} ms`);
+  console.log(
+    `median: API ${fmt(median(api))} ms, click→result ${fmt(median(clickToResult))} ms (${fmt(ratio, 2)}× the API), navigation→result ${fmt(median(loadToResult))} ms`,
+  );
 
   const row = (name: string): string => `| ${name} | ${sizes.br![name]} | ${sizes.gzip![name]} | ${sizes.identity![name]} |`;
   recordSection('page', 'page (npm run bench:page)', [
