@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: pure logic (no compiler, no root; loopback at most), the real addon
-// against loopback and network-namespace hosts, and the real server.
+// Projects: pure logic (no compiler, no root; loopback at most), the real addon
+// against loopback and network-namespace hosts, the real server, and the
+// built `selfscan check` client spawned against the real server.
 // Native and integration tests measure real sockets and time, so every file
 // runs on its own (maxWorkers: 1), also across projects.
 export default defineConfig({
@@ -35,6 +36,15 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           fileParallelism: false,
           testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'client',
+          include: ['test/client/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
           hookTimeout: 60_000,
         },
       },

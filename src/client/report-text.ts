@@ -16,7 +16,8 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
   const { plan, result, checks, error } = outcome;
   const lines: string[] = [];
   const scanned = result === null ? '' : ` of ${result.ip}`;
-  const status = result === null ? 'no result' : `${result.status}${'duration_ms' in result ? ` in ${(result.duration_ms / 1000).toFixed(1)} s` : ''}`;
+  const took = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+  const status = result === null ? 'no result' : `${result.status}${'duration_ms' in result ? ` in ${took(result.duration_ms)}` : ''}`;
   lines.push(`selfscan check: ${plan.scanType} scan${scanned} by ${plan.server.origin}: ${status}`);
   if (result !== null && result.status !== 'failed') {
     lines.push('', result.ports_open.length === 0 ? 'Open ports: none' : 'Open ports:');
