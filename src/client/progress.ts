@@ -27,6 +27,8 @@ export class ProgressView {
     private readonly mode: ProgressMode,
     private readonly stream: { write(text: string): unknown },
     private readonly totalPorts: number,
+    /** What CI lines start with: the command's name. */
+    private readonly label: string,
   ) {}
 
   update(progress: ScanProgress): void {
@@ -36,11 +38,8 @@ export class ProgressView {
     const done = Math.round(fraction * this.totalPorts);
     const counts = `${done}/${this.totalPorts} ports, ${this.openSoFar} open`;
     if (this.mode === 'lines') {
-      const quarter = Math.floor(fraction * 4);
-      if (quarter > this.quarter) {
-        this.quarter = quarter;
-        this.stream.write(`selfscan check: ${quarter * 25}% (${counts})\n`);
-      }
+      // A quarter skipped between two updates still gets its line.
+      for (const quarter = Math.floor(fraction * 4); this.quarter < quarter; ) this.stream.write(`${this.label}: ${++this.quarter * 25}% (${counts})\n`);
       return;
     }
     const elapsed = (Date.now() - this.started) / 1000;

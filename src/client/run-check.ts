@@ -39,6 +39,7 @@ async function scan(plan: CheckPlan, io: CheckIo, command: string): Promise<{ re
     progressMode(io.stderr.isTTY === true, io.env, plan.progress),
     io.stderr,
     (plan.scanType === 'fast' ? FAST_PORTS : DEEP_PORTS).length,
+    command,
   );
   try {
     const result = await runScan({
