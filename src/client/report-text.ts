@@ -31,7 +31,8 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
     for (const check of checks) lines.push(`  ${paint(MARK[check.outcome].colour, MARK[check.outcome].label)}  ${check.message}`);
   }
   if (error !== null) lines.push('', `${paint(31, 'Error')}: ${error.message}`);
-  const failed = checks.filter((check) => check.outcome === 'fail').length;
+  const count = (outcome: Check['outcome']): number => checks.filter((check) => check.outcome === outcome).length;
+  const [passed, failed, undecided] = [count('pass'), count('fail'), count('undecided')];
   const verdict =
     outcome.verdict === 'error'
       ? paint(31, 'ERROR: could not decide')
@@ -39,7 +40,9 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
         ? paint(31, `FAIL: ${failed} of ${checks.length} checks failed`)
         : paint(
             32,
-            checks.length === 0 ? 'PASS: nothing was expected' : `PASS: ${checks.filter((c) => c.outcome === 'pass').length} of ${checks.length} checks passed`,
+            checks.length === 0
+              ? 'PASS: nothing was expected'
+              : `PASS: ${passed} of ${checks.length} checks passed${undecided > 0 ? `, ${undecided} undecided` : ''}`,
           );
   lines.push('', `Verdict: ${verdict} (exit ${outcome.exitCode})`);
   return `${lines.join('\n')}\n`;

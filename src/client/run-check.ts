@@ -63,8 +63,20 @@ async function scan(plan: CheckPlan, io: CheckIo, command: string): Promise<{ re
   }
 }
 
-/** Runs `command ARGS` (`selfscan check` or `selfscan-check`); resolves the exit code. */
+/**
+ * Runs `command ARGS` (`selfscan check` or `selfscan-check`); resolves the
+ * exit code. A bug surfaces as exit 2 with its stack, never as 1 (a check failed).
+ */
 export async function runCheck(args: string[], io: CheckIo, command = 'selfscan check'): Promise<0 | 1 | 2> {
+  try {
+    return await check(args, io, command);
+  } catch (error) {
+    io.stderr.write(`${command}: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    return 2;
+  }
+}
+
+async function check(args: string[], io: CheckIo, command: string): Promise<0 | 1 | 2> {
   let plan: CheckPlan | 'help';
   try {
     plan = parseCheckArgs(args, io.env);

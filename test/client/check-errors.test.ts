@@ -132,6 +132,7 @@ describe('scans that do not end complete', () => {
     expect(run.stdout).toContain('PASS  port 22 is open');
     expect(run.stdout).toContain('SKIP  port 80: not decided (the scan was incomplete)');
     expect(run.stdout).toContain('SKIP  other open ports: not decided (the scan was incomplete)');
+    expect(run.stdout).toContain('Verdict: PASS: 1 of 3 checks passed, 2 undecided (exit 0)');
   });
 
   it('incomplete with --allow-incomplete: an open port expected closed fails (exit 1)', async () => {
