@@ -19,7 +19,7 @@ export interface CheckOutcome {
 }
 
 /** The exit code of each verdict. */
-export const EXIT_CODES: Readonly<Record<Verdict, 0 | 1 | 2>> = { pass: 0, fail: 1, error: 2 };
+const EXIT_CODES: Readonly<Record<Verdict, 0 | 1 | 2>> = { pass: 0, fail: 1, error: 2 };
 
 /** The outcome of a run whose scan ended with `result`, or could not run (`scanError`). */
 export function outcomeOf(plan: CheckPlan, result: ScanResultFinal | null, scanError: CheckError | null, startedAt: Date): CheckOutcome {

@@ -3,7 +3,7 @@
 import type { CheckOutcome } from './check-outcome.js';
 
 /** The version of this shape; a change that breaks readers changes it. */
-export const JSON_REPORT_FORMAT = 'selfscan-check/1';
+const JSON_REPORT_FORMAT = 'selfscan-check/1';
 
 /** The json report of `outcome`. */
 export function jsonReport(outcome: CheckOutcome): string {
