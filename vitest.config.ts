@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Projects: pure logic (no compiler, no root; loopback at most), the real addon
 // against loopback and network-namespace hosts, the cluster, the real server,
-// and the page in the system's Chromium against the real server.
+// the page in the system's Chromium against the real server, and the built
+// `selfscan check` client spawned against the real server.
 // Native and integration tests measure real sockets and time, so every file
 // runs on its own (maxWorkers: 1), also across projects.
 export default defineConfig({
@@ -45,6 +46,15 @@ export default defineConfig({
           include: ['test/browser/**/*.test.ts'],
           fileParallelism: false,
           testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'client',
+          include: ['test/client/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
           hookTimeout: 60_000,
         },
       },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: installs the system tools the tests drive (nmap, ip, iptables,
 // redis-server: its package's own service is kept from starting; chromium
-// for the page's browser tests)
+// for the page's browser tests; xmllint for the check client's JUnit)
 // and the lint needs (clang-format) when they are missing, lints (npm run
 // lint), builds the addon, type-checks and builds the TypeScript, runs every
 // vitest project, then prints one closing line "N passed, N failed".
@@ -25,7 +25,7 @@ const unitOnly = projects.length > 0 && projects.every((project) => project === 
 const lintTools = { 'clang-format': 'clang-format' };
 const tools = unitOnly
   ? lintTools
-  : { ...lintTools, nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables', 'redis-server': 'redis-server', chromium: 'chromium' };
+  : { ...lintTools, nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables', 'redis-server': 'redis-server', chromium: 'chromium', xmllint: 'libxml2-utils' };
 const isRoot = process.getuid?.() === 0;
 
 function has(command) {
@@ -77,6 +77,7 @@ run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 run('npx', ['tsc', '-p', 'src/web/browser/tsconfig.json']);
 run('npx', ['tsc', '-p', 'tsconfig.build.json']);
 run('node', ['scripts/build-web.mjs']);
+run('node', ['scripts/build-check.mjs']);
 
 const resultsFile = '.vitest-results.json';
 rmSync(resultsFile, { force: true });

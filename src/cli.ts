@@ -1,125 +1,41 @@
 #!/usr/bin/env node
-// `selfscan`: the command line. `selfscan serve` runs the service until
-// SIGTERM or SIGINT, then drains scans in flight and exits.
-import { parseArgs } from 'node:util';
-
-import { ConfigError, isSwitch, loadConfig, SETTINGS, type Setting } from './config/config-sources.js';
-import { createLogger } from './log.js';
-import { runOptOutCommand } from './opt-out-command.js';
-import { startServer } from './roles/serve.js';
+// `selfscan`: the command line, a table of commands. Each command's module
+// is imported only when it runs, so `selfscan check` loads the client and
+// never the server (uWS, lmdb, the addon, zod).
 import { VERSION } from './version.js';
 
-const FLAG_SETTINGS = SETTINGS.filter((setting) => setting.meta.flag !== undefined);
-
-function flagHelp(setting: Setting): string {
-  const name = `  ${setting.meta.flag}${
-    isSwitch(setting)
-      ? ''
-      : ` ${setting.path
-          .at(-1)!
-          .replace(/[A-Z]/g, (c) => `_${c}`)
-          .toUpperCase()}`
-  }`;
-  return `${name.padEnd(29)}${setting.meta.description} (${setting.env})`;
+/** A command: runs with the arguments after its name. */
+interface Command {
+  run(args: string[]): Promise<void>;
 }
 
-const HELP = `selfscan ${VERSION}: tells a server which of its TCP ports the outside world can reach
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: () => import('./serve-command.js'),
+  optout: () => import('./opt-out-cli.js'),
+  check: () => import('./client/check-cli.js'),
+};
 
-Usage:
-  selfscan serve [options]                      run the HTTP service
-  selfscan optout add|remove CIDR [--file PATH] edit the opt-out list (a running service reloads it)
-  selfscan optout list [--file PATH]            print the opt-out list
-  selfscan --help                               show this help
-  selfscan --version                            print the version
-
-The optout commands use the optOutFile of --config FILE (or SELFSCAN_CONFIG)
-unless --file is given.
-
-Options of serve (every setting also has an environment variable; README lists them all):
-${FLAG_SETTINGS.map(flagHelp).join('\n')}
-  --config FILE              JSON config file (SELFSCAN_CONFIG); see README for its keys
-  -h, --help                 show this help
-`;
-
-function serve(args: string[]): void {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      ...Object.fromEntries(FLAG_SETTINGS.map((setting) => [setting.meta.flag!.slice(2), { type: isSwitch(setting) ? 'boolean' : 'string' } as const])),
-      config: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
-  }
-  const config = loadConfig(values);
-  const logger = createLogger({ level: config.logLevel });
-  startServer(config, logger).then(
-    (server) => {
-      const stop = (signal: string): void => {
-        logger.info({ event: 'signal', signal }, `${signal}: draining scans in flight`);
-        server.close().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            logger.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
-    },
-    (error: unknown) => {
-      logger.fatal({ err: error }, `selfscan could not start: ${(error as Error).message}`);
-      process.exit(1);
-    },
-  );
-}
-
-/** `selfscan optout …`: takes the file from --file, else from the config. */
-async function optOut(args: string[]): Promise<void> {
-  const at = args.indexOf('--config');
-  const configFile = at >= 0 ? args[at + 1] : undefined;
-  const rest = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
-  const { optOutFile } = loadConfig({ config: configFile });
-  process.exitCode = await runOptOutCommand(rest, optOutFile);
+async function help(): Promise<string> {
+  return (await import('./serve-command.js')).HELP;
 }
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  try {
-    switch (command) {
-      case '--version':
-      case '-v':
-        process.stdout.write(`${VERSION}\n`);
-        return;
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        process.stdout.write(HELP);
-        return;
-      case 'serve':
-        serve(rest);
-        return;
-      case 'optout':
-        await optOut(rest);
-        return;
-      default:
-        process.stderr.write(`selfscan: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
-        process.exitCode = 2;
-    }
-  } catch (error) {
-    if (error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`selfscan: ${(error as Error).message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    throw error;
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${VERSION}\n`);
+    return;
   }
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(await help());
+    return;
+  }
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (load === undefined) {
+    process.stderr.write(`selfscan: unknown command ${JSON.stringify(command)}\n\n${await help()}`);
+    process.exitCode = 2;
+    return;
+  }
+  await (await load()).run(rest);
 }
 
 void main(process.argv.slice(2));

@@ -1,0 +1,46 @@
+// `selfscan check --help`: the flags, the exit codes, and where to run it
+// (the server scans the address a check comes from).
+import { FAST_PORTS } from '../api/scan-ports.js';
+import { DEFAULT_TIMEOUT_SECONDS, REPORT_FORMATS } from './check-options.js';
+
+/** The help of `selfscan check` (and of `selfscan-check`, named `command`). */
+export function checkHelp(command: string): string {
+  return `${command}: scan the address this command runs from with a selfscan server, and check the result against what you expect.
+
+Usage:
+  ${command} [--server URL] [--deep] [--expect-open PORTS]... [--expect-closed PORTS]... [--only-open]
+     [--policy FILE] [--report FORMAT[=PATH]]... [-4 | -6] [--source ADDR]
+     [--allow-incomplete] [--wait-rate-limit] [--timeout SECONDS] [--no-progress]
+
+Where to run it: the server scans the public address the check comes FROM. On a
+shared CI runner that is the runner's NAT, not your server. Run it on the server
+itself: a deploy hook, an ssh step, a self-hosted runner, cron.
+
+Options:
+  --server URL              the selfscan server (default: $SELFSCAN_SERVER)
+  --deep                    scan all 65535 ports (default: the fast scan's ${FAST_PORTS.length}: ${FAST_PORTS.join(',')})
+  --expect-open PORTS       these ports must be open (PORTS like 22,443,8000-8099; repeatable)
+  --expect-closed PORTS     these ports must be closed or filtered (repeatable)
+  --only-open               any open port not in --expect-open fails the check
+  --policy FILE             the same in JSON: {"server", "deep", "expect_open", "expect_closed",
+                            "only_open", "allow_incomplete", "timeout_seconds"}; flags override it
+                            (a port named by a flag takes the flag's expectation)
+  --report FORMAT[=PATH]    ${REPORT_FORMATS.join(', ')}; to PATH or stdout (- or no PATH); repeatable,
+                            all from one scan (default: text)
+  -4, -6                    connect over IPv4 or IPv6 only (checks that address of the host)
+  --source ADDR             connect from this local address (a multi-homed host checks each)
+  --allow-incomplete        judge an incomplete scan by what it found open; what it could not
+                            decide is reported as skipped
+  --wait-rate-limit         when rate limited, wait out Retry-After once (within --timeout)
+  --timeout SECONDS         give up after this long (default: fast ${DEFAULT_TIMEOUT_SECONDS.fast}, deep ${DEFAULT_TIMEOUT_SECONDS.deep})
+  --no-progress             no progress on stderr (it is shown on a terminal, and as a line per
+                            quarter when CI is set)
+  -h, --help                show this help
+
+Exit codes:
+  0  every check passed
+  1  a check failed
+  2  could not decide: usage error, server unreachable, HTTP error, rate limited, scan failed,
+     scan incomplete (unless --allow-incomplete), or --timeout; an error outranks any finding
+`;
+}

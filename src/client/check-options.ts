@@ -1,0 +1,140 @@
+// The flags of `selfscan check` and the policy file, made into one plan:
+// flags override the policy (a port named by a flag takes the flag's
+// expectation), and every mistake is a UsageError before anything is sent.
+import { parseArgs } from 'node:util';
+
+import { FAST_PORTS } from '../api/scan-ports.js';
+import type { ScanType } from '../api/scan-type.js';
+import { type Policy, readPolicy } from './policy-file.js';
+import { parsePortList } from './port-list.js';
+import { UsageError } from './usage-error.js';
+
+/** The report formats. */
+export const REPORT_FORMATS = ['text', 'json', 'junit', 'sarif'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** A report to write: to a file, or to stdout when `path` is null. */
+export interface ReportTarget {
+  format: ReportFormat;
+  path: string | null;
+}
+
+/** What one port is expected to be, and who said so. */
+export interface Expectation {
+  port: number;
+  expect: 'open' | 'closed';
+  from: 'flag' | 'policy';
+}
+
+/** Everything one run does. */
+export interface CheckPlan {
+  server: URL;
+  scanType: ScanType;
+  expectations: Expectation[];
+  onlyOpen: boolean;
+  allowIncomplete: boolean;
+  waitRateLimit: boolean;
+  timeoutMs: number;
+  family?: 4 | 6;
+  localAddress?: string;
+  progress: boolean;
+  reports: ReportTarget[];
+  policy?: Policy;
+}
+
+/** Seconds a run may take unless --timeout says otherwise. */
+export const DEFAULT_TIMEOUT_SECONDS: Readonly<Record<ScanType, number>> = { fast: 120, deep: 900 };
+
+const OPTIONS = {
+  server: { type: 'string' },
+  deep: { type: 'boolean' },
+  'expect-open': { type: 'string', multiple: true },
+  'expect-closed': { type: 'string', multiple: true },
+  'only-open': { type: 'boolean' },
+  policy: { type: 'string' },
+  report: { type: 'string', multiple: true },
+  ipv4: { type: 'boolean', short: '4' },
+  ipv6: { type: 'boolean', short: '6' },
+  source: { type: 'string' },
+  'allow-incomplete': { type: 'boolean' },
+  'wait-rate-limit': { type: 'boolean' },
+  timeout: { type: 'string' },
+  'no-progress': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function report(text: string): ReportTarget {
+  const at = text.indexOf('=');
+  const format = (at < 0 ? text : text.slice(0, at)) as ReportFormat;
+  if (!REPORT_FORMATS.includes(format)) throw new UsageError(`unknown report format ${JSON.stringify(format)} (one of ${REPORT_FORMATS.join(', ')})`);
+  const path = at < 0 ? null : text.slice(at + 1);
+  if (path === '') throw new UsageError(`--report ${format}= needs a path (or - for stdout)`);
+  return { format, path: path === '-' ? null : path };
+}
+
+function serverUrl(text: string | undefined): URL {
+  if (text === undefined || text === '') throw new UsageError('no server: pass --server URL or set SELFSCAN_SERVER');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`not a URL: ${JSON.stringify(text)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server must be an http: or https: URL, not ${url.protocol}`);
+  return url;
+}
+
+/** The plan of `selfscan check ARGS`, or 'help'; throws UsageError. */
+export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckPlan | 'help' {
+  let values: ReturnType<typeof parseArgs<{ args: string[]; strict: true; options: typeof OPTIONS }>>['values'];
+  try {
+    values = parseArgs({ args, strict: true, options: OPTIONS }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return 'help';
+  if (values.ipv4 && values.ipv6) throw new UsageError('-4 and -6 exclude each other');
+  const policy = values.policy === undefined ? undefined : readPolicy(values.policy);
+  const scanType: ScanType = (values.deep ?? policy?.deep) ? 'deep' : 'fast';
+
+  const byPort = new Map<number, Expectation>();
+  for (const port of policy?.expectOpen ?? []) byPort.set(port, { port, expect: 'open', from: 'policy' });
+  for (const port of policy?.expectClosed ?? []) {
+    if (byPort.has(port)) throw new UsageError(`policy: port ${port} is in both expect_open and expect_closed`);
+    byPort.set(port, { port, expect: 'closed', from: 'policy' });
+  }
+  const flagOpen = (values['expect-open'] ?? []).flatMap(parsePortList);
+  const flagClosed = new Set((values['expect-closed'] ?? []).flatMap(parsePortList));
+  for (const port of flagOpen) {
+    if (flagClosed.has(port)) throw new UsageError(`port ${port} is in both --expect-open and --expect-closed`);
+    byPort.set(port, { port, expect: 'open', from: 'flag' });
+  }
+  for (const port of flagClosed) byPort.set(port, { port, expect: 'closed', from: 'flag' });
+  const expectations = [...byPort.values()].sort((a, b) => a.port - b.port);
+  if (scanType === 'fast') {
+    const outside = expectations.filter(({ port }) => !FAST_PORTS.includes(port)).map(({ port }) => port);
+    if (outside.length > 0)
+      throw new UsageError(
+        `a fast scan covers only ${FAST_PORTS.join(',')}; ${outside.length === 1 ? 'port' : 'ports'} ${outside.slice(0, 10).join(',')}${outside.length > 10 ? ',…' : ''} need --deep`,
+      );
+  }
+
+  const timeoutText = values.timeout;
+  const timeoutSeconds = timeoutText === undefined ? (policy?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS[scanType]) : Number(timeoutText);
+  if (!(timeoutSeconds > 0)) throw new UsageError(`--timeout needs seconds above 0, not ${JSON.stringify(timeoutText)}`);
+
+  return {
+    server: serverUrl(values.server ?? env.SELFSCAN_SERVER ?? policy?.server),
+    scanType,
+    expectations,
+    onlyOpen: values['only-open'] ?? policy?.onlyOpen ?? false,
+    allowIncomplete: values['allow-incomplete'] ?? policy?.allowIncomplete ?? false,
+    waitRateLimit: values['wait-rate-limit'] ?? false,
+    timeoutMs: timeoutSeconds * 1000,
+    family: values.ipv4 ? 4 : values.ipv6 ? 6 : undefined,
+    localAddress: values.source,
+    progress: !values['no-progress'],
+    reports: (values.report ?? ['text']).map(report),
+    policy,
+  };
+}

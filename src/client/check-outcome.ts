@@ -1,0 +1,46 @@
+// A run's outcome, the one thing every report is written from: the plan,
+// the scan's result (if any), the checks, the error that kept it from
+// deciding (if any), the verdict and its exit code.
+import type { ScanResultFinal } from '../api/scan-result.js';
+import { CheckError } from './check-error.js';
+import type { CheckPlan } from './check-options.js';
+import { type Check, evaluate, type Verdict } from './checks.js';
+
+/** Everything a report needs. */
+export interface CheckOutcome {
+  plan: CheckPlan;
+  result: ScanResultFinal | null;
+  checks: Check[];
+  error: CheckError | null;
+  verdict: Verdict;
+  exitCode: 0 | 1 | 2;
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** The exit code of each verdict. */
+const EXIT_CODES: Readonly<Record<Verdict, 0 | 1 | 2>> = { pass: 0, fail: 1, error: 2 };
+
+/** The outcome of a run whose scan ended with `result`, or could not run (`scanError`). */
+export function outcomeOf(plan: CheckPlan, result: ScanResultFinal | null, scanError: CheckError | null, startedAt: Date): CheckOutcome {
+  const onlyOpen = { on: plan.onlyOpen, from: plan.policy?.onlyOpen === plan.onlyOpen && plan.policy !== undefined ? 'policy' : 'flag' } as const;
+  let error = scanError;
+  let checks: Check[];
+  if (result === null) {
+    checks = plan.expectations.map(({ port, expect, from }) => ({
+      rule: `expect-${expect}`,
+      port,
+      state: 'unknown',
+      from,
+      outcome: 'undecided',
+      message: `port ${port}: not decided (no scan result)`,
+    }));
+  } else {
+    checks = evaluate(result, plan.expectations, onlyOpen);
+    if (result.status === 'failed') error = new CheckError('scan_failed', `the scan failed: ${result.fail_reason}`);
+    else if (result.status === 'incomplete' && !plan.allowIncomplete)
+      error = new CheckError('incomplete', 'the scan ended incomplete (the host was too slow or too filtered); pass --allow-incomplete to judge what it found');
+  }
+  const verdict: Verdict = error !== null ? 'error' : checks.some((check) => check.outcome === 'fail') ? 'fail' : 'pass';
+  return { plan, result, checks, error, verdict, exitCode: EXIT_CODES[verdict], startedAt, durationMs: Date.now() - startedAt.getTime() };
+}

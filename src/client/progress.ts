@@ -1,0 +1,72 @@
+// Progress on stderr while the scan runs: a bar redrawn in place on a
+// terminal; a line per quarter when CI is set (CI logs keep every byte, so
+// no redraws); nothing when piped or with --no-progress. The bar is drawn
+// with a carriage return only, no escape codes.
+import type { ScanProgress } from './scan-client.js';
+
+/** How progress is shown. */
+export type ProgressMode = 'bar' | 'lines' | 'none';
+
+/** The mode for a stderr that is (or is not) a terminal, in `env`. */
+export function progressMode(isTty: boolean, env: NodeJS.ProcessEnv, enabled: boolean): ProgressMode {
+  if (!enabled) return 'none';
+  if (isTty) return 'bar';
+  return env.CI !== undefined && env.CI !== '' && env.CI !== 'false' ? 'lines' : 'none';
+}
+
+const WIDTH = 24;
+
+/** Shows progress of a scan of `totalPorts` ports on `stream`. */
+export class ProgressView {
+  private quarter = 0;
+  private drawn = 0;
+  private openSoFar = 0;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly mode: ProgressMode,
+    private readonly stream: { write(text: string): unknown },
+    private readonly totalPorts: number,
+    /** What CI lines start with: the command's name. */
+    private readonly label: string,
+  ) {}
+
+  update(progress: ScanProgress): void {
+    if (this.mode === 'none') return;
+    if (progress.openSoFar !== undefined) this.openSoFar = progress.openSoFar;
+    const fraction = progress.totalChunks > 0 ? Math.min(1, progress.chunksComplete / progress.totalChunks) : 0;
+    const done = Math.round(fraction * this.totalPorts);
+    const counts = `${done}/${this.totalPorts} ports, ${this.openSoFar} open`;
+    if (this.mode === 'lines') {
+      // A quarter skipped between two updates still gets its line.
+      for (const quarter = Math.floor(fraction * 4); this.quarter < quarter; ) this.stream.write(`${this.label}: ${++this.quarter * 25}% (${counts})\n`);
+      return;
+    }
+    const elapsed = (Date.now() - this.started) / 1000;
+    const eta = fraction > 0 ? (elapsed * (1 - fraction)) / fraction : progress.etaSeconds;
+    const filled = Math.round(fraction * WIDTH);
+    this.draw(`[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${counts}${eta === undefined || fraction >= 1 ? '' : `, ETA ${Math.ceil(eta)} s`}`);
+  }
+
+  /** Writes `text` as a line of its own, clear of the bar. */
+  note(text: string): void {
+    this.clear();
+    this.stream.write(`${text}\n`);
+  }
+
+  /** Clears the bar; the report follows. */
+  finish(): void {
+    this.clear();
+  }
+
+  private draw(line: string): void {
+    this.stream.write(`\r${line.padEnd(this.drawn)}`);
+    this.drawn = line.length;
+  }
+
+  private clear(): void {
+    if (this.drawn === 0) return;
+    this.stream.write(`\r${' '.repeat(this.drawn)}\r`);
+    this.drawn = 0;
+  }
+}

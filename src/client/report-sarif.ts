@@ -1,0 +1,108 @@
+// The sarif report (SARIF 2.1.0), for code scanning: one rule per kind of
+// check, one result per failed check. GitHub wants every result located in
+// a repository file, so a result points at the line of the policy file
+// (--policy) that states the expectation; without a policy file results
+// carry no location. partialFingerprints stay the same from run to run
+// (rule, port, scanned address), so an alert stays one alert.
+import { createHash } from 'node:crypto';
+import { relative, sep } from 'node:path';
+
+import type { CheckOutcome } from './check-outcome.js';
+import type { Check, Rule } from './checks.js';
+
+interface RuleText {
+  name: string;
+  short: string;
+  full: string;
+  help: string;
+  severity: string;
+}
+
+const RULES: Readonly<Record<Rule, RuleText>> = {
+  'expect-open': {
+    name: 'ExpectedPortNotReachable',
+    short: 'A port expected open is not reachable',
+    full: 'A port the policy expects open (a service meant for the public) was closed or filtered when scanned from outside: the service is down or a firewall blocks it.',
+    help: 'Check that the service listens on the public address and that no firewall or security group drops the port.',
+    severity: '4.0',
+  },
+  'expect-closed': {
+    name: 'ExpectedPortExposed',
+    short: 'A port expected closed is reachable from outside',
+    full: 'A port the policy expects closed or filtered accepted a connection from outside: a service meant to stay private is exposed.',
+    help: 'Bind the service to a private address or loopback, or drop the port in the firewall; then run the check again.',
+    severity: '8.0',
+  },
+  'only-open': {
+    name: 'UnexpectedPortOpen',
+    short: 'A port not expected open is reachable from outside',
+    full: 'With only_open (--only-open) every open port must be one the policy expects open; this one is open and was not expected.',
+    help: 'Close the port, or add it to expect_open if it is meant to be public.',
+    severity: '7.0',
+  },
+};
+
+const RULE_IDS = Object.keys(RULES) as Rule[];
+
+function location(outcome: CheckOutcome, check: Check): object[] {
+  const policy = outcome.plan.policy;
+  if (policy === undefined) return [];
+  const key = check.rule === 'only-open' ? 'only_open' : check.rule === 'expect-open' ? 'expect_open' : 'expect_closed';
+  const line = check.from === 'policy' ? (policy.lines[key] ?? 1) : 1;
+  const uri = relative(process.cwd(), policy.path).split(sep).join('/');
+  return [{ physicalLocation: { artifactLocation: { uri }, region: { startLine: line } } }];
+}
+
+/** The sarif report of `outcome`. */
+export function sarifReport(outcome: CheckOutcome): string {
+  const { result, checks, error, plan } = outcome;
+  const ip = result?.ip ?? '';
+  const results = checks
+    .filter((check) => check.outcome === 'fail')
+    .map((check) => ({
+      ruleId: check.rule,
+      ruleIndex: RULE_IDS.indexOf(check.rule),
+      level: 'error',
+      message: { text: `${check.message} (${plan.scanType} scan of ${ip} by ${plan.server.origin})` },
+      locations: location(outcome, check),
+      partialFingerprints: {
+        'selfscanCheck/v1': createHash('sha256').update(`${check.rule}|${check.port}|${ip}`).digest('hex').slice(0, 32),
+      },
+      properties: { port: check.port, state: check.state, ip },
+    }));
+  const log = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'selfscan check',
+            informationUri: 'https://www.npmjs.com/package/selfscan-check',
+            rules: RULE_IDS.map((id) => ({
+              id,
+              name: RULES[id].name,
+              shortDescription: { text: RULES[id].short },
+              fullDescription: { text: RULES[id].full },
+              help: { text: RULES[id].help, markdown: RULES[id].help },
+              defaultConfiguration: { level: 'error' },
+              properties: { 'security-severity': RULES[id].severity, tags: ['security', 'network'] },
+            })),
+          },
+        },
+        invocations: [
+          {
+            executionSuccessful: error === null,
+            exitCode: outcome.exitCode,
+            startTimeUtc: outcome.startedAt.toISOString(),
+            endTimeUtc: new Date(outcome.startedAt.getTime() + outcome.durationMs).toISOString(),
+            toolExecutionNotifications: error === null ? [] : [{ level: 'error', message: { text: error.message }, descriptor: { id: error.kind } }],
+          },
+        ],
+        results,
+        properties: { verdict: outcome.verdict, scanType: plan.scanType, ip, status: result?.status ?? null },
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
