@@ -25,7 +25,16 @@ const unitOnly = projects.length > 0 && projects.every((project) => project === 
 const lintTools = { 'clang-format': 'clang-format' };
 const tools = unitOnly
   ? lintTools
-  : { ...lintTools, nmap: 'nmap', ip: 'iproute2', iptables: 'iptables', ip6tables: 'iptables', 'redis-server': 'redis-server', chromium: 'chromium', xmllint: 'libxml2-utils' };
+  : {
+      ...lintTools,
+      nmap: 'nmap',
+      ip: 'iproute2',
+      iptables: 'iptables',
+      ip6tables: 'iptables',
+      'redis-server': 'redis-server',
+      chromium: 'chromium',
+      xmllint: 'libxml2-utils',
+    };
 const isRoot = process.getuid?.() === 0;
 
 function has(command) {
