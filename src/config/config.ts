@@ -88,7 +88,10 @@ export const configSchema = z.strictObject({
       deepPerAsn: rateRule(200, 3600, 'deep scans started per ASN'),
     })
     .prefault({}),
-  trustProxy: setting(z.array(cidr).default([]), { description: 'CIDRs of proxies whose `X-Forwarded-For` is believed' }),
+  trustProxy: setting(z.array(cidr).default([]), { description: 'CIDRs of proxies whose forwarding header is believed' }),
+  trustProxyHeader: setting(z.enum(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'), {
+    description: 'the one forwarding header the proxies in `trustProxy` write: `x-forwarded-for` or `forwarded` (RFC 7239); the other is ignored',
+  }),
   optOutFile: setting(z.string().min(1).optional(), { description: 'file of IPs/CIDRs never scanned (403), reloaded on change', defaultText: 'none' }),
   asnDatabase: setting(z.string().min(1).optional(), {
     description: 'a `.mmdb` file or an ip-location-db CSV for ASN lookups',

@@ -8,6 +8,7 @@ import type { Scans } from '../scan/scans.js';
 import type { Webhooks } from '../webhook/webhooks.js';
 import { ClientAddressResolver } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
+import type { ProxyHeader } from './forwarded-hops.js';
 import { HEALTH_PATH, type HealthCheck, healthRoute } from './health.js';
 import { listeningApp } from './listening-app.js';
 import { RouteContext } from './route-context.js';
@@ -18,8 +19,10 @@ export interface HttpAppOptions {
   service: Scans;
   webhooks: Webhooks;
   admission: Admission;
-  /** CIDRs of the proxies in front of the service (X-Forwarded-For). */
+  /** CIDRs of the proxies in front of the service. */
   trustProxy: readonly string[];
+  /** The forwarding header those proxies write. */
+  trustProxyHeader: ProxyHeader;
   /** The origins whose pages may read answers cross-origin. */
   cors: CorsPolicy;
   logger: Logger;
@@ -43,7 +46,7 @@ export interface HttpApp {
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const uws = loadUws();
   const app = uws.App();
-  const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy) });
+  const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy, options.trustProxyHeader) });
   const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted, [HEALTH_PATH]: healthRoute(options.health) };
   const routes = Object.entries(served);
   for (const [path, route] of routes) route.register(context, path);

@@ -1,9 +1,12 @@
 // The caller's address, which is also the scan target. It is the socket
-// peer, unless the peer is a proxy the operator trusts: then it is the
-// rightmost X-Forwarded-For entry that is not itself a trusted proxy.
-// Nothing else a client sends (other headers, query, body) can change it.
+// peer, unless the peer is a proxy the operator trusts: then it is the first
+// hop, walking the configured forwarding header from the right, that is not
+// itself a trusted proxy. The walk never passes a hop it cannot read: what
+// lies left of it was written by someone untrusted. Nothing else a client
+// sends (other headers, query, body) can change the address.
 import { type Cidr, contains, parseCidr } from '../net/cidr.js';
-import { type IpAddress, normaliseIp, parseIp, tryParseIp } from '../net/ip-address.js';
+import { type IpAddress, normaliseIp, parseIp } from '../net/ip-address.js';
+import { forwardedHops, type ProxyHeader } from './forwarded-hops.js';
 import type { HttpResponse } from './uws.js';
 
 /** Recently seen peers, already in canonical form: parsing costs more than the rest of a GET. */
@@ -25,46 +28,44 @@ export function peerAddress(res: HttpResponse): string {
   return ip;
 }
 
-/** One X-Forwarded-For entry as an address (net/ rules): bare, `v4:port` or `[v6]:port`. */
-function parseForwardedEntry(entry: string): IpAddress | null {
-  let text = entry.trim();
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(text);
-  if (bracketed) text = bracketed[1]!;
-  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(text)) text = text.slice(0, text.lastIndexOf(':'));
-  return tryParseIp(text);
-}
-
 export class ClientAddressResolver {
   private readonly trusted: Cidr[];
 
   /**
    * `trustProxy`: CIDRs (or bare addresses) of the proxies in front of the
    * service, as net/cidr parseCidr reads them; throws for one it refuses.
+   * `header`: the forwarding header those proxies write; the other is never read.
    */
-  constructor(trustProxy: readonly string[]) {
+  constructor(
+    trustProxy: readonly string[],
+    readonly header: ProxyHeader,
+  ) {
     this.trusted = trustProxy.map(parseCidr);
-  }
-
-  /** Whether any proxy is trusted: if not, the client is always the peer. */
-  get trustsProxies(): boolean {
-    return this.trusted.length > 0;
   }
 
   private isTrusted(address: IpAddress): boolean {
     return this.trusted.some((range) => contains(range, address));
   }
 
+  /** Whether `peer` (canonical, as peerAddress gives it) is a trusted proxy: only then is `header` read. */
+  isTrustedProxy(peer: string): boolean {
+    return this.trusted.length > 0 && this.isTrusted(parseIp(peer));
+  }
+
   /**
-   * The client address for a request from `peer` carrying `forwardedFor`
-   * (the X-Forwarded-For header, '' when absent). A header that is absent
-   * or malformed where it matters leaves the peer as the client.
+   * The client address for a request from `peer` carrying `lines`, every
+   * line of `header` in the order received. Walking the hops from the
+   * right, it is the first one that is not a trusted proxy; the leftmost
+   * when all are. A hop that names no usable address (malformed, `unknown`,
+   * obfuscated) ends the walk at the trusted hop that reported it: the peer
+   * when it is the rightmost.
    */
-  resolve(peer: string, forwardedFor: string): string {
-    if (this.trusted.length === 0 || forwardedFor === '' || !this.isTrusted(parseIp(peer))) return peer;
-    const hops = forwardedFor.split(',');
+  resolve(peer: string, lines: readonly string[]): string {
+    if (!this.isTrustedProxy(peer)) return peer;
+    const hops = forwardedHops(this.header, lines);
     let client = peer;
     for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = parseForwardedEntry(hops[i]!);
+      const hop = hops[i]!;
       if (hop === null) return client;
       client = hop.toString();
       if (!this.isTrusted(hop)) return client;

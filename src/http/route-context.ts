@@ -15,6 +15,7 @@ import type { Webhooks } from '../webhook/webhooks.js';
 import { type ClientAddressResolver, peerAddress } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
 import { Exchange, type Headers } from './exchange.js';
+import { headerLines } from './header-lines.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
@@ -88,7 +89,7 @@ export class RouteContext {
     const exchange = new Exchange(res, req, method);
     const { clientAddress, admission, cors } = this.options;
     const peer = peerAddress(res);
-    const ip = clientAddress.trustsProxies ? clientAddress.resolve(peer, req.getHeader('x-forwarded-for')) : peer;
+    const ip = clientAddress.isTrustedProxy(peer) ? clientAddress.resolve(peer, headerLines(req, clientAddress.header)) : peer;
     const crossOrigin = cors.headersFor(req.getHeader('origin'));
     const { charge = 'charged', errorPage } = options;
     if (admission.edgeLimited && charge === 'charged') {

@@ -57,6 +57,7 @@ export async function openApiRole(config: Config, deps: ApiRoleDependencies): Pr
     webhooks: deps.webhooks,
     admission,
     trustProxy: config.trustProxy,
+    trustProxyHeader: config.trustProxyHeader,
     logger,
     sseKeepAliveMs: config.sseKeepAliveSeconds * 1000,
     cors: new CorsPolicy(corsOrigins(config)),

@@ -35,6 +35,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
   'limits.deepPerAsn.max': ['7', 7],
   'limits.deepPerAsn.windowSeconds': ['70', 70],
   trustProxy: ['10.0.0.0/8,2001:db8::1', ['10.0.0.0/8', '2001:db8::1']],
+  trustProxyHeader: ['forwarded', 'forwarded'],
   optOutFile: ['/etc/selfscan/optout.txt', '/etc/selfscan/optout.txt'],
   asnDatabase: ['/srv/asn.mmdb', '/srv/asn.mmdb'],
   redisUrl: ['unix:///run/redis.sock', 'unix:///run/redis.sock'],
