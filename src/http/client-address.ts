@@ -6,8 +6,14 @@
 // sends (other headers, query, body) can change the address.
 import { type Cidr, contains, parseCidr } from '../net/cidr.js';
 import { type IpAddress, normaliseIp, parseIp } from '../net/ip-address.js';
-import { forwardedHops, type ProxyHeader } from './forwarded-hops.js';
+import { hopsFromRight, type ProxyHeader } from './forwarded-hops.js';
 import type { HttpResponse } from './uws.js';
+
+/**
+ * The most trusted hops the walk passes, more than any real chain has: a
+ * client could otherwise send thousands of trusted addresses, each one read.
+ */
+export const MAX_TRUSTED_HOPS = 16;
 
 /** Recently seen peers, already in canonical form: parsing costs more than the rest of a GET. */
 const canonical = new Map<string, string>();
@@ -57,18 +63,19 @@ export class ClientAddressResolver {
    * line of `header` in the order received. Walking the hops from the
    * right, it is the first one that is not a trusted proxy; the leftmost
    * when all are. A hop that names no usable address (malformed, `unknown`,
-   * obfuscated) ends the walk at the trusted hop that reported it: the peer
-   * when it is the rightmost.
+   * obfuscated), or one past MAX_TRUSTED_HOPS trusted ones, ends the walk
+   * at the trusted hop before it: the peer when it is the rightmost.
    */
   resolve(peer: string, lines: readonly string[]): string {
     if (!this.isTrustedProxy(peer)) return peer;
-    const hops = forwardedHops(this.header, lines);
     let client = peer;
-    for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = hops[i]!;
+    let passed = 0;
+    for (const hop of hopsFromRight(this.header, lines)) {
       if (hop === null) return client;
+      if (!this.isTrusted(hop)) return hop.toString();
+      if (passed === MAX_TRUSTED_HOPS) return client;
       client = hop.toString();
-      if (!this.isTrusted(hop)) return client;
+      passed++;
     }
     return client; // every hop is a trusted proxy: the leftmost is the best we know
   }

@@ -2,7 +2,7 @@
 // right over every line of the configured forwarding header.
 import { describe, expect, it } from 'vitest';
 
-import { ClientAddressResolver } from '../../src/http/client-address.js';
+import { ClientAddressResolver, MAX_TRUSTED_HOPS } from '../../src/http/client-address.js';
 
 const TRUSTED = ['10.0.0.0/8', '2001:db8:f::/48', '192.0.2.7'];
 
@@ -49,6 +49,17 @@ describe('ClientAddressResolver', () => {
     expect(behindForwarded.resolve('10.1.1.1', ['for=8.8.8.8, for=_hidden'])).toBe('10.1.1.1');
     expect(behindForwarded.resolve('10.1.1.1', ['for=8.8.8.8, for=unknown, for=10.5.5.5'])).toBe('10.5.5.5');
     expect(behindForwarded.resolve('10.1.1.1', ['for=8.8.8.8, proto=https'])).toBe('10.1.1.1');
+  });
+
+  it('passes at most MAX_TRUSTED_HOPS trusted hops, however many a client sends', () => {
+    const proxies = Array.from({ length: 10_000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
+    const chain = (count: number) => proxies.slice(proxies.length - count);
+    expect(behindProxy.resolve('10.1.1.1', [['8.8.8.8', ...chain(MAX_TRUSTED_HOPS)].join(', ')])).toBe('8.8.8.8');
+    // The walk ends at the last trusted hop it passed, as at an unusable one.
+    const lastPassed = proxies.at(-MAX_TRUSTED_HOPS);
+    expect(behindProxy.resolve('10.1.1.1', [['8.8.8.8', ...chain(MAX_TRUSTED_HOPS + 1)].join(', ')])).toBe(lastPassed);
+    expect(behindProxy.resolve('10.1.1.1', ['8.8.8.8', ...proxies])).toBe(lastPassed);
+    expect(behindForwarded.resolve('10.1.1.1', [proxies.map((ip) => `for=${ip}`).join(', ')])).toBe(lastPassed);
   });
 
   it('reads entries by the net/ address rules: no legacy IPv4 forms, no zone index', () => {

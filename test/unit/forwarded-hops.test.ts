@@ -3,9 +3,10 @@
 // null hop, which the walk in client-address.ts never passes.
 import { describe, expect, it } from 'vitest';
 
-import { forwardedHops, type ProxyHeader } from '../../src/http/forwarded-hops.js';
+import { hopsFromRight, type ProxyHeader } from '../../src/http/forwarded-hops.js';
 
-const read = (header: ProxyHeader, ...lines: string[]) => forwardedHops(header, lines).map((hop) => hop?.toString() ?? null);
+/** The hops, leftmost first. */
+const read = (header: ProxyHeader, ...lines: string[]) => [...hopsFromRight(header, lines)].map((hop) => hop?.toString() ?? null).reverse();
 
 describe('X-Forwarded-For hops', () => {
   it('are the entries of every line, in order, empty ones ignored', () => {
