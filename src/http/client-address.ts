@@ -17,7 +17,8 @@ export const MAX_TRUSTED_HOPS = 16;
 
 /** Recently seen peers, already in canonical form: parsing costs more than the rest of a GET. */
 const canonical = new Map<string, string>();
-const CANONICAL_CACHE_SIZE = 4096;
+/** How many peers each cache of facts about them holds before it starts afresh. */
+const PEER_CACHE_SIZE = 4096;
 
 /** Decodes the address text uWS gives as an ArrayBuffer, without a view on it. */
 const addressText = new TextDecoder('latin1');
@@ -28,7 +29,7 @@ export function peerAddress(res: HttpResponse): string {
   let ip = canonical.get(text);
   if (ip === undefined) {
     ip = normaliseIp(text);
-    if (canonical.size >= CANONICAL_CACHE_SIZE) canonical.clear();
+    if (canonical.size >= PEER_CACHE_SIZE) canonical.clear();
     canonical.set(text, ip);
   }
   return ip;
@@ -36,6 +37,8 @@ export function peerAddress(res: HttpResponse): string {
 
 export class ClientAddressResolver {
   private readonly trusted: Cidr[];
+  /** Recently seen peers, whether each is a trusted proxy: asked on every request. */
+  private readonly trustedPeers = new Map<string, boolean>();
 
   /**
    * `trustProxy`: CIDRs (or bare addresses) of the proxies in front of the
@@ -55,7 +58,14 @@ export class ClientAddressResolver {
 
   /** Whether `peer` (canonical, as peerAddress gives it) is a trusted proxy: only then is `header` read. */
   isTrustedProxy(peer: string): boolean {
-    return this.trusted.length > 0 && this.isTrusted(parseIp(peer));
+    if (this.trusted.length === 0) return false;
+    let trusted = this.trustedPeers.get(peer);
+    if (trusted === undefined) {
+      trusted = this.isTrusted(parseIp(peer));
+      if (this.trustedPeers.size >= PEER_CACHE_SIZE) this.trustedPeers.clear();
+      this.trustedPeers.set(peer, trusted);
+    }
+    return trusted;
   }
 
   /**
