@@ -52,6 +52,8 @@ interface Run {
 
 export class ScanRunner {
   private readonly cancels = new Map<string, () => void>();
+  /** Set by cancelAll: a scan still reading its saved chunks then does not start. */
+  private stopped = false;
 
   constructor(private readonly options: ScanRunnerOptions) {}
 
@@ -109,6 +111,7 @@ export class ScanRunner {
 
   /** Cancels every scan running here; each then ends `failed` (`interrupted`). */
   cancelAll(): void {
+    this.stopped = true;
     for (const cancel of this.cancels.values()) cancel();
   }
 
@@ -118,6 +121,7 @@ export class ScanRunner {
     const { ports, chunkSize } = SCAN_PROFILES[record.scanType];
     // A resume scans the chunks left, in order: only the last chunk of a scan is short, so each keeps its ports.
     const request = { ip: record.ip, ports: indexes === null ? ports : indexes.flatMap((index) => chunkPorts(record.scanType, index)), chunkSize, budgetMs };
+    if (this.stopped) return { failReason: 'interrupted' };
     try {
       const handle = this.options.scanner.scan(request, (chunk) => this.onChunk(run, chunk));
       this.cancels.set(record.id, handle.cancel);
