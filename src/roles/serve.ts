@@ -13,8 +13,9 @@ import type { Scanner, ScannerStats } from '../native/scanner.js';
 import { startExpirySweep } from '../scan/expiry-sweep.js';
 import { openLocalScans } from '../scan/local-scans.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';
-import { recoverInterrupted } from '../scan/scan-recovery.js';
+import { recoverUnfinished } from '../scan/scan-recovery.js';
 import type { ScanService } from '../scan/scan-service.js';
+import { LmdbCheckpoints } from '../store/lmdb-checkpoints.js';
 import { openLmdbStore } from '../store/lmdb-store.js';
 import type { ResultStore } from '../store/result-store.js';
 import { VERSION } from '../version.js';
@@ -59,7 +60,7 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
     deep: config.concurrency.deep ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.deep)),
   };
   const store = deps.store ?? (await openLmdbStore(config.dataDir));
-  await recoverInterrupted(store, clock, logger);
+  const checkpoints = await LmdbCheckpoints.open(config.dataDir);
   const stopSweep = startExpirySweep(store, clock, logger, SWEEP_INTERVAL_MS);
   const scans = openLocalScans({
     scanner,
@@ -69,6 +70,7 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
     concurrency,
     budgetMs: { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 },
     lookupPtr: createPtrLookup(config.dns),
+    checkpoints,
   });
   const webhooks = await WebhookService.open({
     outbox: await LmdbOutbox.open(config.dataDir),
@@ -83,6 +85,8 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
   scans.events.onEnded(({ record }) => {
     webhooks.scanFinished(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not queue webhooks'));
   });
+  // Once webhooks hear of ends (a scan taken up may end at once), before requests can start scans.
+  await recoverUnfinished(store, checkpoints, (record) => scans.service.resume(record), logger);
   const health: HealthCheck = async () => ({ ok: true, role: 'all', region: null, redis: null, jobsInHand: scans.service.inFlight });
   const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits: deps.rateLimits ?? new MemoryRateLimitStore(), health, clock, logger });
   const port = await api.http.listen(config.host, config.port);
@@ -111,6 +115,7 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
         stopSweep();
         api.close();
         await webhooks.close();
+        await checkpoints.close();
         await store.close();
         logger.info({ event: 'stopped' }, 'selfscan stopped');
       })()),

@@ -1,6 +1,9 @@
 // The code a scanner process runs for each scan it is handed: the scanner
 // sweeps, chunks become progress events, and the end is settled by the
-// finisher. The scanner collects the ports; the record shows its lists.
+// finisher. A deep scan's chunks are saved as they are verified, and a
+// chunk counts (in the record, in events) only once it is saved: a scan a
+// crash cut short resumes after a restart from what it had shown, scanning
+// only the chunks not yet verified.
 import type { Logger } from 'pino';
 
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
@@ -10,6 +13,7 @@ import type { ScanChunk, Scanner } from '../native/scanner.js';
 import type { PtrLookup } from './ptr-lookup.js';
 import type { RecordWriter } from './record-writer.js';
 import { progressBody } from './result-view.js';
+import { applySavedChunks, type SavedChunk, type ScanCheckpoints } from './scan-checkpoints.js';
 import type { ScanEvents } from './scan-events.js';
 import type { ScanFinisher, ScanOutcome } from './scan-finisher.js';
 
@@ -24,50 +28,154 @@ export interface ScanRunnerOptions {
   logger: Logger;
   /** Reverse DNS for ptr_record; none configured: always null. */
   lookupPtr?: PtrLookup;
+  /** Where deep scans save their chunks; none: nothing is saved, and a resumed scan starts over. */
+  checkpoints?: ScanCheckpoints;
+}
+
+/**
+ * Scan types whose chunks are saved. A fast scan's whole run costs less
+ * than its four durable writes would; after a restart it runs again.
+ */
+const CHECKPOINTED: ReadonlySet<ScanType> = new Set(['deep']);
+
+/** A scan this runner is running. */
+interface Run {
+  record: ScanRecord;
+  /** The scan's chunk index of each chunk the scanner reports, when it scans only some of them (a resume). */
+  indexes: readonly number[] | null;
+  checkpoints: ScanCheckpoints | undefined;
+  /** Settles when every chunk reported so far is saved and counted, in the order they came. */
+  counted: Promise<void>;
+  /** Chunks reported and not yet counted. */
+  uncounted: number;
 }
 
 export class ScanRunner {
   private readonly cancels = new Map<string, () => void>();
+  /** Set by cancelAll: a scan still reading its saved chunks then does not start. */
+  private stopped = false;
 
   constructor(private readonly options: ScanRunnerOptions) {}
 
-  /** Runs the scan of `record` to its end; never rejects (a failure ends the scan `failed`). */
+  /**
+   * Runs the scan of `record` to its end; never rejects (a failure ends the
+   * scan `failed`). A record that ran before (`startedAt` set: a previous
+   * process left it running) resumes: its saved chunks count, the others are
+   * scanned in what is left of its budget from `startedAt`.
+   */
   readonly run = async (record: ScanRecord): Promise<void> => {
-    const { scanner, writer, events, clock, logger, lookupPtr } = this.options;
+    const { writer, clock, logger, lookupPtr } = this.options;
     const profile = SCAN_PROFILES[record.scanType];
-    record.status = 'running';
-    record.startedAt = clock.now();
-    writer.write(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not store scan state'));
-    const ptr = lookupPtr?.(record.ip) ?? Promise.resolve(null);
-    events.progress(record.id, () => progressBody(record));
-    let outcome: ScanOutcome;
-    try {
-      const handle = scanner.scan(
-        { ip: record.ip, ports: profile.ports, chunkSize: profile.chunkSize, budgetMs: this.options.budgetMs[record.scanType] },
-        (chunk) => this.onChunk(record, chunk),
-      );
-      // The scanner's lists grow as chunks arrive: the record shows them, not a copy.
-      record.portsOpen = handle.found.open;
-      record.portsFiltered = handle.found.filtered;
-      this.cancels.set(record.id, handle.cancel);
-      outcome = await handle.done.then(
-        (summary) => ({ summary }),
-        (error: unknown) => ({ error }),
-      );
-    } catch (error) {
-      outcome = { error };
+    const checkpoints = CHECKPOINTED.has(record.scanType) ? this.options.checkpoints : undefined;
+    const resumed = record.startedAt !== null;
+    const saved = resumed ? await this.load(record, checkpoints) : new Map<number, SavedChunk>();
+    if (resumed) {
+      applySavedChunks(record, saved);
+    } else {
+      record.startedAt = clock.now();
     }
-    this.cancels.delete(record.id);
+    record.status = 'running';
+    if (!resumed) writer.write(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not store scan state'));
+    const ptr = lookupPtr?.(record.ip) ?? Promise.resolve(null);
+    const left = Array.from({ length: profile.totalChunks }, (_, index) => index).filter((index) => !saved.has(index));
+    const budgetLeftMs = this.options.budgetMs[record.scanType] - (clock.now() - record.startedAt!);
+    if (resumed) {
+      logger.info(
+        {
+          event: 'scan_resumed',
+          scanId: record.id,
+          ip: record.ip,
+          scanType: record.scanType,
+          chunksComplete: record.chunksComplete,
+          chunksLeft: left.length,
+          budgetLeftMs: Math.max(0, budgetLeftMs),
+        },
+        budgetLeftMs > 0 || left.length === 0 ? 'scan resumed after a restart' : 'scan resumed after a restart, past its budget: it ends incomplete',
+      );
+    }
+    this.options.events.progress(record.id, () => progressBody(record));
+    let outcome: ScanOutcome;
+    if (left.length === 0) {
+      outcome = { summary: { status: 'complete' } };
+    } else if (budgetLeftMs <= 0) {
+      outcome = { summary: { status: 'incomplete' } };
+    } else {
+      const run: Run = { record, indexes: saved.size === 0 ? null : left, checkpoints, counted: Promise.resolve(), uncounted: 0 };
+      outcome = await this.sweep(run, Math.ceil(budgetLeftMs));
+      await run.counted;
+      if (resumed && 'summary' in outcome) outcome = { summary: { status: outcome.summary.status } }; // its duration: since startedAt
+    }
     await this.options.finisher.finish(record, outcome, await ptr);
+    checkpoints?.forget(record.id).catch((error: unknown) => logger.warn({ err: error, scanId: record.id }, 'could not forget scan checkpoints'));
   };
 
   /** Cancels every scan running here; each then ends `failed` (`interrupted`). */
   cancelAll(): void {
+    this.stopped = true;
     for (const cancel of this.cancels.values()) cancel();
   }
 
-  private onChunk(record: ScanRecord, chunk: ScanChunk): void {
-    if (chunk.complete) record.chunksComplete++;
-    this.options.events.progress(record.id, () => progressBody(record, chunk.complete ? chunk.index : undefined));
+  /** Scans the chunks of `run` not yet verified; how that went. */
+  private async sweep(run: Run, budgetMs: number): Promise<ScanOutcome> {
+    const { record, indexes } = run;
+    const { ports, chunkSize } = SCAN_PROFILES[record.scanType];
+    // A resume scans the chunks left, in order: only the last chunk of a scan is short, so each keeps its ports.
+    const request = { ip: record.ip, ports: indexes === null ? ports : indexes.flatMap((index) => chunkPorts(record.scanType, index)), chunkSize, budgetMs };
+    if (this.stopped) return { failReason: 'interrupted' };
+    try {
+      const handle = this.options.scanner.scan(request, (chunk) => this.onChunk(run, chunk));
+      this.cancels.set(record.id, handle.cancel);
+      return await handle.done.then(
+        (summary) => ({ summary }),
+        (error: unknown) => ({ error }),
+      );
+    } catch (error) {
+      return { error };
+    } finally {
+      this.cancels.delete(record.id);
+    }
   }
+
+  private onChunk(run: Run, chunk: ScanChunk): void {
+    const { record, checkpoints } = run;
+    const index = run.indexes === null ? chunk.index : run.indexes[chunk.index]!;
+    const found: SavedChunk = { open: chunk.open, filtered: chunk.filtered };
+    const saved = chunk.complete && checkpoints !== undefined ? this.save(checkpoints, record, index, found) : undefined;
+    const count = (): void => {
+      if (chunk.complete) record.chunksComplete++;
+      record.portsOpen.push(...found.open);
+      record.portsFiltered.push(...found.filtered);
+      this.options.events.progress(record.id, () => progressBody(record, chunk.complete ? index : undefined));
+    };
+    if (saved === undefined && run.uncounted === 0) return count(); // nothing to wait for: counted at once
+    run.uncounted++;
+    run.counted = run.counted.then(async () => {
+      await saved;
+      run.uncounted--;
+      count();
+    });
+  }
+
+  /** Saves a verified chunk; a failure is logged, and the scan goes on (a restart would scan that chunk again). */
+  private save(checkpoints: ScanCheckpoints, record: ScanRecord, index: number, chunk: SavedChunk): Promise<void> {
+    return checkpoints.save(record.id, index, chunk).catch((error: unknown) => {
+      this.options.logger.error({ err: error, scanId: record.id, index }, 'could not save scan progress');
+    });
+  }
+
+  /** The chunks `record` saved before a restart; none when it saves none, or they cannot be read. */
+  private async load(record: ScanRecord, checkpoints: ScanCheckpoints | undefined): Promise<Map<number, SavedChunk>> {
+    try {
+      return (await checkpoints?.load(record.id)) ?? new Map();
+    } catch (error) {
+      this.options.logger.error({ err: error, scanId: record.id }, 'could not read scan progress; scanning it again from the start');
+      return new Map();
+    }
+  }
+}
+
+/** The ports of chunk `index` of a `scanType` scan. */
+export function chunkPorts(scanType: ScanType, index: number): readonly number[] {
+  const { ports, chunkSize } = SCAN_PROFILES[scanType];
+  return ports.slice(index * chunkSize, (index + 1) * chunkSize);
 }

@@ -95,6 +95,19 @@ export class ScanService implements Scans {
     return { scanId: record.id, body, coalesced: false, ...this.subscribe(record, listener) };
   }
 
+  /**
+   * Takes up `record`, a scan a previous process accepted and left queued or
+   * running (already stored, already charged): it is in flight again, so
+   * requests join it, and it goes back in line.
+   */
+  resume(record: ScanRecord): void {
+    const live = this.live[record.scanType];
+    if (live.has(record.ip)) throw new Error(`a scan of ${record.ip} (${record.scanType}) is in flight already`);
+    live.set(record.ip, { record, accepted: Promise.resolve() });
+    this.liveIds.add(record.id);
+    this.options.queue.enqueue(record);
+  }
+
   async watch(ip: string, scanType: ScanType, listener: ScanListener, afterId?: number): Promise<Watch | null> {
     const scan = this.live[scanType].get(ip);
     if (scan === undefined) return null;

@@ -9,11 +9,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { RESULT_TTL_MS } from '../../src/scan/scan-finisher.js';
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
+import { type CallerFetch, callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { startDnsServer } from '../helpers/dns-server.js';
+import { eventually } from '../helpers/eventually.js';
+import { listeningPorts } from '../helpers/listening-ports.js';
+import { listenOn } from '../helpers/loopback-listeners.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
 import { runCli, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { startTestServer } from '../helpers/test-server.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -26,6 +30,35 @@ function tempDir(): string {
   return dir;
 }
 
+/** A deep scan's chunk of `port`: chunk i holds ports i·1024+1 to (i+1)·1024. */
+const chunkOf = (port: number): number => Math.floor((port - 1) / 1024);
+
+/** One listener in each of a deep scan's 64 chunks on `address`, greeting `resume me`; their ports. */
+async function listenPerChunk(address: string): Promise<number[]> {
+  const ports = Array.from({ length: 64 }, (_, chunk) => Math.min(chunk * 1024 + 700, 65535));
+  const listeners = await listenOn(address, ports, 'resume me');
+  cleanups.push(() => listeners.close());
+  return ports;
+}
+
+/**
+ * Polls the deep scan of `fetch`'s caller on `server` until it shows a
+ * verified chunk, then kills the server (-9); the chunks it showed.
+ */
+async function killMidScan(server: ServerProcess, fetch: CallerFetch): Promise<number> {
+  for (;;) {
+    const body = (await (await fetch(`${server.url}/v1/deep`)).json()) as { status: string; chunks_complete?: number };
+    if (body.status !== 'queued' && body.status !== 'running') throw new Error(`the scan ended before the kill: ${JSON.stringify(body)}`);
+    if ((body.chunks_complete ?? 0) > 0) {
+      server.child.kill('SIGKILL'); // no chance to finish or record anything more
+      await server.exited;
+      expect(body.chunks_complete).toBeLessThan(64);
+      return body.chunks_complete!;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 function track(server: ServerProcess): ServerProcess {
   cleanups.push(() => {
     if (server.child.exitCode === null) server.child.kill('SIGKILL');
@@ -34,21 +67,90 @@ function track(server: ServerProcess): ServerProcess {
 }
 
 describe('restart', () => {
-  it('reports a scan that was in flight at a crash as failed (interrupted)', async () => {
+  it('resumes a deep scan killed mid-way (kill -9): its progress never goes back, it ends exact, its webhook arrives once', async () => {
+    const caller = '127.0.0.250';
+    const ours = await listenPerChunk(caller);
+    const hooks = await startReceiver();
+    cleanups.push(() => hooks.close());
+    const dataDir = tempDir();
+    const config = { allowPrivateCallbacks: true };
+    const first = track(await startServerProcess(dataDir, config));
+    const fetch = callerFetch(caller);
+    const started = await fetch(`${first.url}/v1/deep`, { method: 'POST', headers: { 'x-callback-url': hooks.url('/resumed') } });
+    expect(started.status).toBe(200);
+    const before = await killMidScan(first, fetch);
+
+    const second = track(await startServerProcess(dataDir, config));
+    const answers: { status: string; chunks_complete?: number }[] = [];
+    for (;;) {
+      const body = (await (await fetch(`${second.url}/v1/deep`)).json()) as { status: string; chunks_complete?: number } & Record<string, unknown>;
+      validateResponse('GET', '/v1/deep', 200, body);
+      answers.push(body);
+      if (body.status !== 'queued' && body.status !== 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Every answer after the restart shows at least what was shown before the kill.
+    expect(answers[0]!.status === 'complete' || answers[0]!.chunks_complete! >= before).toBe(true);
+    for (const answer of answers.slice(0, -1)) expect(answer.chunks_complete).toBeGreaterThanOrEqual(before);
+    const result = answers.at(-1) as { status: string; ports_open: { port: number; banner: string | null }[] };
+    expect(result.status).toBe('complete');
+    const listening = listeningPorts(caller);
+    expect(listening).toEqual(expect.arrayContaining(ours));
+    expect(result.ports_open.map((p) => p.port)).toEqual(listening);
+
+    // It resumed (scanning only what was left), and ended once.
+    const resumed = second.logs.filter((l) => l.event === 'scan_resumed' && l.ip === caller);
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]!.chunksComplete as number).toBeGreaterThanOrEqual(before);
+    expect(resumed[0]!.chunksLeft).toBe(64 - (resumed[0]!.chunksComplete as number));
+    expect(first.logs.filter((l) => l.event === 'scan_finished')).toEqual([]);
+    await eventually(() => second.logs.some((l) => l.event === 'scan_finished' && l.ip === caller), 5000, 'scan_finished logged');
+    expect(second.logs.filter((l) => l.event === 'scan_finished' && l.ip === caller)).toMatchObject([{ status: 'complete' }]);
+
+    const [hook] = await hooks.waitFor('/resumed', 1);
+    expect(hook!.headers['x-selfscan-event']).toBe('scan.complete');
+    expect(JSON.parse(hook!.body)).toEqual({ event: 'scan.complete', result });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(hooks.received.filter((h) => h.path === '/resumed')).toHaveLength(1); // (other scans of 127.0.0.1 may probe the receiver)
+  });
+
+  it('ends a deep scan killed mid-way incomplete, with the ports of its verified chunks, when the restart finds it past its budget', async () => {
+    const caller = '127.0.0.251';
+    const ours = await listenPerChunk(caller);
     const dataDir = tempDir();
     const first = track(await startServerProcess(dataDir));
-    const fetch = callerFetch('127.0.0.31');
-    const started = await fetch(`${first.url}/v1/deep`, { method: 'POST' });
-    expect(started.status).toBe(200);
-    first.child.kill('SIGKILL'); // no chance to finish or record anything more
+    const fetch = callerFetch(caller);
+    expect((await fetch(`${first.url}/v1/deep`, { method: 'POST' })).status).toBe(200);
+    const before = await killMidScan(first, fetch);
+
+    const second = track(await startServerProcess(dataDir, { scanBudgetSeconds: { deep: 0.001 } }));
+    const result = (await pollUntilFinal(fetch, `${second.url}/v1/deep`)) as { status: string; chunks_complete: number; ports_open: { port: number }[] };
+    expect(result).toMatchObject({ status: 'incomplete', partial: true, total_chunks: 64 });
+    expect(result.chunks_complete).toBeGreaterThanOrEqual(before);
+    expect(result.chunks_complete).toBeLessThan(64);
+    // One of our listeners per chunk: the verified chunks are those whose listener was found, all of them.
+    const found = result.ports_open.map((p) => p.port);
+    const chunks = new Set(found.filter((port) => ours.includes(port)).map(chunkOf));
+    expect(chunks.size).toBe(result.chunks_complete);
+    expect(found).toEqual(listeningPorts(caller).filter((port) => chunks.has(chunkOf(port))));
+    expect(second.logs.some((l) => l.event === 'scan_resumed' && l.ip === caller && l.budgetLeftMs === 0)).toBe(true);
+  });
+
+  it('runs after a restart a scan a crash left queued', async () => {
+    const dataDir = tempDir();
+    const first = track(await startServerProcess(dataDir, { concurrency: { deep: 1 } }));
+    const busy = callerFetch('127.0.0.252');
+    const waiting = callerFetch('127.0.0.253');
+    await busy(`${first.url}/v1/deep`, { method: 'POST' });
+    expect(await (await waiting(`${first.url}/v1/deep`, { method: 'POST' })).json()).toMatchObject({ status: 'queued' });
+    first.child.kill('SIGKILL');
     await first.exited;
 
-    const second = track(await startServerProcess(dataDir));
-    const response = await fetch(`${second.url}/v1/deep`);
-    const body = await response.json();
-    validateResponse('GET', '/v1/deep', 200, body);
-    expect(body).toMatchObject({ ip: '127.0.0.31', status: 'failed', fail_reason: 'interrupted', total_chunks: 64 });
-    expect(second.logs.some((l) => l.event === 'scan_interrupted' && l.ip === '127.0.0.31')).toBe(true);
+    const second = track(await startServerProcess(dataDir, { concurrency: { deep: 1 } }));
+    expect(await (await waiting(`${second.url}/v1/deep`)).json()).toMatchObject({ status: 'queued' });
+    expect(await pollUntilFinal(waiting, `${second.url}/v1/deep`)).toMatchObject({ status: 'complete' });
+    expect(await pollUntilFinal(busy, `${second.url}/v1/deep`)).toMatchObject({ status: 'complete' });
+    expect(second.logs.some((l) => l.event === 'scan_recovered' && l.ip === '127.0.0.253' && l.status === 'queued')).toBe(true);
   });
 
   it('keeps finished results across a restart', async () => {

@@ -184,7 +184,7 @@ describe('durability', () => {
     expect(second.logs.filter((l) => l.event === 'webhook_attempt').map((l) => l.outcome)).toEqual(['delivered']);
   });
 
-  it('notifies after a restart that the scan in flight at the crash failed (interrupted)', async () => {
+  it('notifies once after a restart how the scan in flight at the crash ended (it resumes)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'selfscan-hook-'));
     dirs.push(dataDir);
     const hooks = await receiver();
@@ -193,10 +193,14 @@ describe('durability', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     expect(hooks.received).toHaveLength(0);
-    await process(dataDir, {});
+    const second = await process(dataDir, {});
     const [hook] = await hooks.waitFor('/owed', 1);
-    expect(hook!.headers['x-selfscan-event']).toBe('scan.failed');
-    expect(JSON.parse(hook!.body)).toMatchObject({ event: 'scan.failed', result: { ip: '127.0.0.87', status: 'failed', fail_reason: 'interrupted' } });
+    expect(hook!.headers['x-selfscan-event']).toBe('scan.complete');
+    const result = await pollUntilFinal(callerFetch('127.0.0.87'), `${second.url}/v1/deep`);
+    expect(result).toMatchObject({ ip: '127.0.0.87', status: 'complete' });
+    expect(JSON.parse(hook!.body)).toEqual({ event: 'scan.complete', result });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hooks.received.filter((h) => h.path === '/owed')).toHaveLength(1);
   });
 });
 

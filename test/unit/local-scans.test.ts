@@ -3,14 +3,15 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
-import type { ScanRecord } from '../../src/model/scan-record.js';
+import { queuedRecord, type ScanRecord } from '../../src/model/scan-record.js';
 import { startExpirySweep } from '../../src/scan/expiry-sweep.js';
 import { openLocalScans } from '../../src/scan/local-scans.js';
 import type { StreamEvent } from '../../src/scan/scan-events.js';
 import { RESULT_TTL_MS } from '../../src/scan/scan-finisher.js';
-import { recoverInterrupted } from '../../src/scan/scan-recovery.js';
-import { ShuttingDownError } from '../../src/scan/scan-service.js';
+import { recoverUnfinished } from '../../src/scan/scan-recovery.js';
+import { type ScanService, ShuttingDownError } from '../../src/scan/scan-service.js';
 import { FakeScanner, openPort } from '../helpers/fake-scanner.js';
+import { MemoryCheckpoints } from '../helpers/memory-checkpoints.js';
 import { MemoryStore } from '../helpers/memory-store.js';
 
 const IP = '203.0.113.10';
@@ -18,6 +19,7 @@ const IP = '203.0.113.10';
 function setup(options: { concurrency?: number; ptr?: string | null } = {}) {
   const scanner = new FakeScanner();
   const store = new MemoryStore();
+  const checkpoints = new MemoryCheckpoints();
   let now = Date.UTC(2026, 10, 21, 12, 0, 0);
   const clock = { now: () => now };
   const logger = pino({ level: 'silent' });
@@ -30,10 +32,11 @@ function setup(options: { concurrency?: number; ptr?: string | null } = {}) {
       concurrency: { fast: options.concurrency ?? 4, deep: options.concurrency ?? 4 },
       budgetMs: { fast: 60_000, deep: 600_000 },
       lookupPtr: async () => options.ptr ?? null,
+      checkpoints,
     });
-    return { service: scans.service, drain: scans.drain };
+    return { service: scans.service, events: scans.events, drain: scans.drain };
   };
-  return { scanner, store, clock, logger, open, advance: (ms: number) => (now += ms), now: () => now };
+  return { scanner, store, checkpoints, clock, logger, open, advance: (ms: number) => (now += ms), now: () => now };
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -250,38 +253,108 @@ describe('local scans', () => {
     expect(await service.result('203.0.113.2', 'deep')).toMatchObject({ status: 'failed', fail_reason: 'interrupted' });
     await expect(service.start(IP, 'fast', 'v1')).rejects.toBeInstanceOf(ShuttingDownError);
   });
+});
 
-  it('reports scans a crash left unfinished as failed (interrupted)', async () => {
-    const { store, clock, logger, open } = setup();
-    const left: ScanRecord = {
-      id: 'x',
-      ip: IP,
-      scanType: 'deep',
-      status: 'running',
-      origin: 'v1',
-      queuedAt: 1,
-      startedAt: 2,
-      completedAt: null,
-      expiresAt: null,
-      durationMs: null,
-      chunksComplete: 7,
-      totalChunks: 64,
-      portsOpen: [],
-      portsFiltered: [],
-      ptrRecord: null,
-      failReason: null,
-    };
-    await store.put(left);
-    await recoverInterrupted(store, clock, logger);
-    expect(await store.unfinished()).toEqual([]);
-    const { service } = open();
-    expect(await service.result(IP, 'deep')).toEqual({
-      ip: IP,
-      scan_type: 'deep',
-      status: 'failed',
-      chunks_complete: 7,
-      total_chunks: 64,
-      fail_reason: 'interrupted',
+describe('scans a crash left unfinished', () => {
+  const DEEP_CHUNK = 1024;
+
+  /** A deep scan of IP that ran from `startedAt` until a crash, with chunks 0 to `saved` - 1 saved. */
+  async function leftRunning(context: ReturnType<typeof setup>, startedAt: number, saved: number): Promise<ScanRecord> {
+    const record: ScanRecord = { ...queuedRecord('left', IP, 'deep', 'v1', startedAt - 10), status: 'running', startedAt };
+    await context.store.put(record);
+    for (let index = 0; index < saved; index++) {
+      await context.checkpoints.save(record.id, index, { open: index === 3 ? [openPort(3 * DEEP_CHUNK + 7, 'early')] : [], filtered: [] });
+    }
+    return record;
+  }
+
+  function recover(context: ReturnType<typeof setup>, service: ScanService): Promise<void> {
+    return recoverUnfinished(context.store, context.checkpoints, (record) => service.resume(record), context.logger);
+  }
+
+  it('resumes a deep scan from its saved chunks: only the others are scanned, chunk indexes kept, findings merged', async () => {
+    const context = setup();
+    await leftRunning(context, context.now() - 1000, 10);
+    await context.checkpoints.save('gone', 0, { open: [], filtered: [] }); // a scan that ended: forgotten at start
+    const { service } = context.open();
+    await recover(context, service);
+    expect([...context.checkpoints.scans.keys()]).toEqual(['left']);
+    expect(await service.result(IP, 'deep')).toMatchObject({ status: 'running', chunks_complete: 10, total_chunks: 64 });
+
+    const seen: StreamEvent[] = [];
+    await service.watch(IP, 'deep', (event) => seen.push(event));
+    await flush();
+    await flush();
+    const fake = context.scanner.scans[0]!;
+    expect(fake.request.ports).toHaveLength(65535 - 10 * DEEP_CHUNK);
+    expect(fake.request.ports[0]).toBe(10 * DEEP_CHUNK + 1);
+    expect(fake.request).toMatchObject({ chunkSize: DEEP_CHUNK, budgetMs: 600_000 - 1000 });
+
+    fake.chunk({ index: 0, total: 54, open: [openPort(10 * DEEP_CHUNK + 5, 'late')] }); // the scan's chunk 10
+    expect(await service.result(IP, 'deep')).toMatchObject({ chunks_complete: 10 }); // counted once saved
+    await flush();
+    expect(await service.result(IP, 'deep')).toMatchObject({ chunks_complete: 11 });
+    expect(context.checkpoints.scans.get('left')?.has(10)).toBe(true);
+    expect(seen.at(-1)).toMatchObject({ name: 'scan:progress', data: { chunk_index: 10, chunks_complete: 11 } });
+    for (let k = 1; k < 54; k++) fake.chunk({ index: k, total: 54 });
+    fake.complete('complete', 50);
+    await flush();
+    await flush();
+    expect(await service.result(IP, 'deep')).toMatchObject({
+      status: 'complete',
+      ports_open: [openPort(3 * DEEP_CHUNK + 7, 'early'), openPort(10 * DEEP_CHUNK + 5, 'late')],
+      duration_ms: 1000, // since it first started
     });
+    expect(seen.filter((e) => e.name === 'scan:progress').map((e) => (e.data as { chunk_index?: number }).chunk_index)).toEqual([
+      undefined, // running again
+      ...Array.from({ length: 54 }, (_, k) => 10 + k),
+    ]);
+    expect(context.checkpoints.scans.has('left')).toBe(false);
+  });
+
+  it('ends a resumed scan past its budget incomplete, with what its saved chunks found', async () => {
+    const context = setup();
+    await leftRunning(context, context.now() - 600_001, 10);
+    const { service } = context.open();
+    await recover(context, service);
+    await flush();
+    await flush();
+    expect(context.scanner.scans).toHaveLength(0);
+    expect(await service.result(IP, 'deep')).toMatchObject({
+      status: 'incomplete',
+      partial: true,
+      chunks_complete: 10,
+      total_chunks: 64,
+      ports_open: [openPort(3 * DEEP_CHUNK + 7, 'early')],
+    });
+  });
+
+  it('ends a resumed scan whose chunks were all saved complete, without scanning', async () => {
+    const context = setup();
+    await leftRunning(context, context.now() - 600_001, 64);
+    const { service } = context.open();
+    await recover(context, service);
+    await flush();
+    await flush();
+    expect(context.scanner.scans).toHaveLength(0);
+    expect(await service.result(IP, 'deep')).toMatchObject({ status: 'complete', ports_open: [openPort(3 * DEEP_CHUNK + 7, 'early')] });
+  });
+
+  it('queues again a scan left queued, and runs a fast scan left running from the start', async () => {
+    const context = setup();
+    await context.store.put(queuedRecord('queued', IP, 'deep', 'v1', context.now() - 50));
+    await context.store.put({ ...queuedRecord('fast', IP, 'fast', 'v1', context.now() - 50), status: 'running', startedAt: context.now() - 40 });
+    const { service } = context.open();
+    await recover(context, service);
+    expect(await service.result(IP, 'deep')).toMatchObject({ status: 'queued' });
+    await flush();
+    await flush();
+    expect(context.scanner.scans.map((scan) => scan.request.ports.length).sort((a, b) => a - b)).toEqual([32, 65535]);
+    for (const scan of context.scanner.scans) scan.complete();
+    await flush();
+    await flush();
+    expect(await service.result(IP, 'deep')).toMatchObject({ status: 'complete' });
+    expect(await service.result(IP, 'fast')).toMatchObject({ status: 'complete' });
+    expect(await context.store.unfinished()).toEqual([]);
   });
 });
