@@ -12,7 +12,7 @@ import type { Clock } from '../model/clock.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import { type AsnLookup, rateLimitBucket } from './asn-lookup.js';
 import type { RateDecision, RateRule } from './gcra.js';
-import { perIpLimitKey } from './limit-key.js';
+import { perIpLimitKeys } from './limit-key.js';
 import type { RateCharge, RateLimitStore } from './rate-limit-store.js';
 import { Refusal } from './refusal.js';
 import type { ScanAdmit } from './scan-admit.js';
@@ -32,9 +32,12 @@ const active = (rule: RateRule): boolean => rule.max > 0;
 
 export class Admission {
   private readonly log: Logger;
+  /** Whom the per-IP limits count for an address. */
+  private readonly perIp: (ip: string) => string;
 
   constructor(private readonly options: AdmissionOptions) {
     this.log = options.logger;
+    this.perIp = perIpLimitKeys(options.limits.ipv6PrefixLength);
   }
 
   /** Whether the edge limit is on (`max` above 0). */
@@ -114,11 +117,6 @@ export class Admission {
     };
     const charges = charged.map(([, charge]) => charge);
     return { charges, judge, charge: async () => judge(await store.charge(charges, clock.now())) };
-  }
-
-  /** Whom the per-IP limits count for `ip`. */
-  private perIp(ip: string): string {
-    return perIpLimitKey(ip, this.options.limits.ipv6PrefixLength);
   }
 
   private refuse(refusal: Refusal, ip: string, scanType: ScanType, origin: ScanOrigin, extra: object = {}): never {

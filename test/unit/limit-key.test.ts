@@ -2,7 +2,9 @@
 // as its network of the configured prefix length.
 import { describe, expect, it } from 'vitest';
 
-import { perIpLimitKey } from '../../src/limits/limit-key.js';
+import { perIpLimitKeys } from '../../src/limits/limit-key.js';
+
+const perIpLimitKey = (ip: string, prefix: number): string => perIpLimitKeys(prefix)(ip);
 
 describe('perIpLimitKey', () => {
   it('keeps an IPv4 address as it is, whatever the IPv6 prefix length', () => {
@@ -14,6 +16,12 @@ describe('perIpLimitKey', () => {
     expect(a).toBe('2001:db8:5:6::/64');
     expect(perIpLimitKey('2001:db8:5:6:ffff:ffff:ffff:fffe', 64)).toBe(a);
     expect(perIpLimitKey('2001:db8:5:7::1', 64)).not.toBe(a);
+  });
+
+  it('answers the same from its cache', () => {
+    const keyOf = perIpLimitKeys(64);
+    for (let i = 0; i < 3; i++) expect(keyOf('2001:db8:5:6::1')).toBe('2001:db8:5:6::/64');
+    expect(() => keyOf('2001:db8::g')).toThrow();
   });
 
   it('follows the prefix length, down to the bit', () => {
