@@ -184,6 +184,6 @@ export async function measuredRun(port: number, options: WrkOptions): Promise<{ 
  * thousands of scans; both measure the service, not its throttling.
  */
 export function limitsOff(): Config['limits'] {
-  const entries = Object.entries(DEFAULT_CONFIG.limits).map(([name, rule]) => [name, { ...rule, max: 0 }]);
+  const entries = Object.entries(DEFAULT_CONFIG.limits).map(([name, rule]) => [name, typeof rule === 'object' ? { ...rule, max: 0 } : rule]);
   return Object.fromEntries(entries) as Config['limits'];
 }

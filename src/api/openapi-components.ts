@@ -101,8 +101,10 @@ export const components = {
       description:
         'Webhook: the service POSTs a signed notification to this URL when the scan completes or fails ' +
         '(see `webhooks.scanFinished`). Polling works whether or not it is given. It must be an absolute ' +
-        'http or https URL of at most 2048 characters without user name or password; otherwise the POST ' +
-        'is a 422 `invalid_callback_url`.',
+        'http or https URL of at most 2048 characters without user name or password, and a host that is ' +
+        'an IP literal must be a public address; otherwise the POST is a 422 `invalid_callback_url`. ' +
+        'Registrations are rate-limited per caller (`limits.webhooksPerIp`): over the limit the POST is a 429 ' +
+        'and nothing starts. A POST without it is not charged.',
       schema: { type: 'string', format: 'uri', maxLength: 2048 },
     },
   },

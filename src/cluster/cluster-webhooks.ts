@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { ScanType } from '../api/scan-type.js';
 import type { Config } from '../config/config.js';
 import type { ScanRecord } from '../model/scan-record.js';
+import { refuseCallbackUrl } from '../webhook/callback-url.js';
 import type { SigningKey } from '../webhook/signing-key.js';
 import type { DueDelivery } from '../webhook/webhook-attempt.js';
 import { recordOwed, webhookBody } from '../webhook/webhook-body.js';
@@ -76,6 +77,10 @@ export class ClusterWebhooks implements Webhooks {
       connection.disconnect();
       throw error;
     }
+  }
+
+  refuseUrl(url: string): string | null {
+    return refuseCallbackUrl(url, this.options.allowPrivateCallbacks);
   }
 
   /**

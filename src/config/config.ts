@@ -86,6 +86,11 @@ export const configSchema = z.strictObject({
       fastPerAsn: rateRule(2000, 3600, 'fast scans started per ASN'),
       deepPerIp: rateRule(1, 300, 'deep scans started per IP'),
       deepPerAsn: rateRule(200, 3600, 'deep scans started per ASN'),
+      webhooksPerIp: rateRule(10, 3600, 'webhook registrations (POSTs with `X-Callback-Url`) per IP'),
+      ipv6PrefixLength: setting(z.number().int().min(1).max(128).default(64), {
+        description:
+          'an IPv6 caller counts against the per-IP limits as its network of this many bits (one host often owns a /64); IPv4 callers as their address',
+      }),
     })
     .prefault({}),
   trustProxy: setting(z.array(cidr).default([]), { description: 'CIDRs of proxies whose forwarding header is believed' }),

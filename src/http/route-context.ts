@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { type ErrorAnswer, errorAnswer } from '../api/api-error.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Admission } from '../limits/admission.js';
-import { guardedStart } from '../limits/guarded-start.js';
+import { guardedStart, type WebhookIntent } from '../limits/guarded-start.js';
 import { rateLimitHeaders } from '../limits/refusal.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanListener } from '../scan/scan-events.js';
@@ -72,9 +72,9 @@ export class RouteContext {
     this.requestLog = createRequestLog(options.logger);
   }
 
-  /** Starts or joins a scan of `ip` through every abuse control. */
-  startScan(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener): Promise<StartResult> {
-    return guardedStart(this.options.admission, this.service, ip, scanType, origin, listener);
+  /** Starts or joins a scan of `ip` through every abuse control (and the webhook limit, for a start that registers one). */
+  startScan(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener, webhook?: WebhookIntent): Promise<StartResult> {
+    return guardedStart(this.options.admission, this.service, ip, scanType, origin, listener, webhook);
   }
 
   /**

@@ -4,7 +4,6 @@ import { ApiError } from '../api/api-error.js';
 import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import { isFinal } from '../model/scan-record.js';
-import { refuseCallbackUrl } from '../webhook/callback-url.js';
 import type { Exchange, Headers } from './exchange.js';
 import type { Handler, RouteContext } from './route-context.js';
 
@@ -34,9 +33,9 @@ export function registerV1(context: RouteContext, path: string, scanType: ScanTy
   app.post(path, (res, req) => {
     const callbackUrl = req.getHeader('x-callback-url'); // readable only now, before any await
     context.handle(res, req, 'POST', path, async (exchange, ip, headers) => {
-      const invalid = callbackUrl === '' ? null : refuseCallbackUrl(callbackUrl);
+      const invalid = callbackUrl === '' ? null : context.webhooks.refuseUrl(callbackUrl);
       if (invalid !== null) throw new ApiError('invalid_callback_url', invalid);
-      const started = await context.startScan(ip, scanType, 'v1');
+      const started = await context.startScan(ip, scanType, 'v1', undefined, callbackUrl === '' ? 'no-webhook' : 'webhook');
       if (callbackUrl !== '') await context.webhooks.register(started.scanId, ip, scanType, callbackUrl);
       await exchange.json('200 OK', started.body, headers);
       return '200';

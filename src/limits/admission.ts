@@ -1,7 +1,9 @@
 // The abuse controls in the order the service applies them to a start:
-// edge limit (every request) -> target policy -> opt-out -> [coalescing, in
-// the scan service] -> scan limits -> start. One instance serves v1, v2
-// and MCP alike, so every start path shares the same counters.
+// edge limit (every request) -> target policy -> opt-out -> webhook limit
+// (a POST with X-Callback-Url) -> [coalescing, in the scan service] -> scan
+// limits -> start. One instance serves v1, v2 and MCP alike, so every start
+// path shares the same counters. Per-IP limits count an IPv6 caller by its
+// prefix (limit-key.ts).
 import type { Logger } from 'pino';
 
 import type { ScanType } from '../api/scan-type.js';
@@ -10,6 +12,7 @@ import type { Clock } from '../model/clock.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import { type AsnLookup, rateLimitBucket } from './asn-lookup.js';
 import type { RateDecision, RateRule } from './gcra.js';
+import { perIpLimitKeys } from './limit-key.js';
 import type { RateCharge, RateLimitStore } from './rate-limit-store.js';
 import { Refusal } from './refusal.js';
 import type { ScanAdmit } from './scan-admit.js';
@@ -29,9 +32,12 @@ const active = (rule: RateRule): boolean => rule.max > 0;
 
 export class Admission {
   private readonly log: Logger;
+  /** Whom the per-IP limits count for an address. */
+  private readonly perIp: (ip: string) => string;
 
   constructor(private readonly options: AdmissionOptions) {
     this.log = options.logger;
+    this.perIp = perIpLimitKeys(options.limits.ipv6PrefixLength);
   }
 
   /** Whether the edge limit is on (`max` above 0). */
@@ -47,12 +53,32 @@ export class Admission {
   async edge(ip: string): Promise<RateDecision | null> {
     const rule = this.options.limits.edge;
     if (!active(rule)) return null;
-    const [decision] = await this.options.store.charge([{ key: `edge|${ip}`, rule }], this.options.clock.now());
+    const caller = this.perIp(ip);
+    const [decision] = await this.options.store.charge([{ key: `edge|${caller}`, rule }], this.options.clock.now());
     if (!decision!.allowed) {
       this.log.info({ event: 'request_refused', ip, error: 'rate_limited', limit: 'edge', retryAfter: decision!.retryAfter }, 'edge rate limit');
-      throw new Refusal('rate_limited', `more than ${rule.max} requests in ${rule.windowSeconds} s from ${ip}; retry in ${decision!.retryAfter} s`, decision);
+      throw new Refusal(
+        'rate_limited',
+        `more than ${rule.max} requests in ${rule.windowSeconds} s from ${caller}; retry in ${decision!.retryAfter} s`,
+        decision,
+      );
     }
     return decision!;
+  }
+
+  /**
+   * Charges one webhook registration of `ip` (a POST with X-Callback-Url)
+   * before anything starts; throws a Refusal when the IP is over the limit.
+   */
+  async admitWebhook(ip: string, scanType: ScanType, origin: ScanOrigin): Promise<void> {
+    const rule = this.options.limits.webhooksPerIp;
+    if (!active(rule)) return;
+    const caller = this.perIp(ip);
+    const [decision] = await this.options.store.charge([{ key: `webhook|${caller}`, rule }], this.options.clock.now());
+    if (!decision!.allowed) {
+      const reason = `webhook registrations are limited to ${rule.max} per ${rule.windowSeconds} s for ${caller}; retry in ${decision!.retryAfter} s`;
+      this.refuse(new Refusal('rate_limited', reason, decision), ip, scanType, origin, { limit: 'webhooksPerIp' });
+    }
   }
 
   /** Target policy, then opt-out: throws a Refusal for a caller that may not be scanned. */
@@ -69,11 +95,12 @@ export class Admission {
     const { limits, store, clock } = this.options;
     const asn = this.options.asn.asnOf(ip);
     const bucket = rateLimitBucket(ip, asn);
+    const caller = this.perIp(ip);
     const named: [string, RateCharge][] =
       scanType === 'fast'
         ? [['fastPerAsn', { key: `fast|${bucket}`, rule: limits.fastPerAsn }]]
         : [
-            ['deepPerIp', { key: `deep|${ip}`, rule: limits.deepPerIp }],
+            ['deepPerIp', { key: `deep|${caller}`, rule: limits.deepPerIp }],
             ['deepPerAsn', { key: `deep|${bucket}`, rule: limits.deepPerAsn }],
           ];
     const charged = named.filter(([, charge]) => active(charge.rule));
@@ -82,7 +109,7 @@ export class Admission {
       if (refused >= 0) {
         const [name, { rule }] = charged[refused]!;
         const decision = decisions[refused]!;
-        const scope = name.endsWith('Asn') ? bucket : ip;
+        const scope = name.endsWith('Asn') ? bucket : caller;
         const reason = `${scanType} scans are limited to ${rule.max} per ${rule.windowSeconds} s for ${scope}; retry in ${decision.retryAfter} s`;
         this.refuse(new Refusal('rate_limited', reason, decision), ip, scanType, origin, { asn, limit: name });
       }

@@ -1,13 +1,14 @@
 // `selfscan serve`: every role in one process, the composition root of the
 // default deployment. Scans run on the native scanner through an in-memory
-// queue and event bus; results, webhooks owed and the signing key live in
-// the data dir. Tests inject the scanner, store, rate limits or clock.
+// queue and event bus; results, rate-limit state, webhooks owed and the
+// signing key live in the data dir. Tests inject the scanner, store, rate limits or clock.
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
 import type { HealthCheck } from '../http/health.js';
 import type { Route } from '../http/routes.js';
-import { MemoryRateLimitStore, type RateLimitStore } from '../limits/rate-limit-store.js';
+import { LmdbRateLimitStore } from '../limits/lmdb-rate-limit-store.js';
+import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import type { Scanner, ScannerStats } from '../native/scanner.js';
 import { startExpirySweep } from '../scan/expiry-sweep.js';
@@ -30,7 +31,7 @@ export interface ServeDependencies {
   scanner?: Pick<Scanner, 'scan'> & { stats(): Pick<ScannerStats, 'budget'> };
   /** Default: lmdb in the data dir. */
   store?: ResultStore;
-  /** Default: in memory. */
+  /** Default: in memory, kept in lmdb in the data dir. */
   rateLimits?: RateLimitStore;
   clock?: Clock;
 }
@@ -88,7 +89,9 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
   // Once webhooks hear of ends (a scan taken up may end at once), before requests can start scans.
   await recoverUnfinished(store, checkpoints, (record) => scans.service.resume(record), logger);
   const health: HealthCheck = async () => ({ ok: true, role: 'all', region: null, redis: null, jobsInHand: scans.service.inFlight });
-  const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits: deps.rateLimits ?? new MemoryRateLimitStore(), health, clock, logger });
+  const ownRateLimits = deps.rateLimits === undefined ? await LmdbRateLimitStore.open(config.dataDir, logger) : undefined;
+  const rateLimits = deps.rateLimits ?? ownRateLimits!;
+  const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits, health, clock, logger });
   const port = await api.http.listen(config.host, config.port);
   logger.info(
     {
@@ -116,6 +119,7 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
         api.close();
         await webhooks.close();
         await checkpoints.close();
+        await ownRateLimits?.close();
         await store.close();
         logger.info({ event: 'stopped' }, 'selfscan stopped');
       })()),

@@ -11,6 +11,7 @@ import { isIP } from 'node:net';
 
 import { refuseTarget } from '../limits/target-policy.js';
 import { normaliseIp } from '../net/ip-address.js';
+import { ipLiteralOf } from './callback-url.js';
 
 export type AttemptOutcome =
   | 'delivered' // 2xx
@@ -33,9 +34,9 @@ export interface SafePostOptions {
 const MAX_RESPONSE_BYTES = 4096;
 
 async function addressesOf(hostname: string): Promise<string[]> {
-  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  if (isIP(bare)) return [normaliseIp(bare)];
-  const found = await lookup(bare, { all: true, verbatim: true });
+  const literal = ipLiteralOf(hostname);
+  if (literal !== null) return [literal];
+  const found = await lookup(hostname, { all: true, verbatim: true });
   return found.map((entry) => normaliseIp(entry.address));
 }
 

@@ -9,6 +9,7 @@ import type { ScanType } from '../api/scan-type.js';
 import type { Config } from '../config/config.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../store/result-store.js';
+import { refuseCallbackUrl } from './callback-url.js';
 import type { Delivery, Outbox } from './outbox.js';
 import type { SigningKey } from './signing-key.js';
 import { type AttemptOptions, attemptDelivery, PARALLEL_ATTEMPTS } from './webhook-attempt.js';
@@ -54,6 +55,10 @@ export class WebhookService implements Webhooks {
     }
     service.schedule();
     return service;
+  }
+
+  refuseUrl(url: string): string | null {
+    return refuseCallbackUrl(url, this.options.allowPrivateCallbacks);
   }
 
   /** Owes `url` a notification when scan `scanId` ends. Durable when it resolves. */

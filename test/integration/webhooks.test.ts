@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { eventually } from '../helpers/eventually.js';
+import { NO_LIMITS } from '../helpers/no-limits.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -128,25 +129,65 @@ describe('validation and SSRF guards', () => {
     expect(s.logs.filter((l) => l.event === 'scan_queued')).toHaveLength(0);
   });
 
-  it('refuses to deliver to loopback, private, link-local and metadata addresses', async () => {
-    const hooks = await receiver();
+  it('answers 422 at the POST for an IP literal webhooks are never delivered to, and starts nothing', async () => {
     const s = await server({ allowPrivateCallbacks: false });
-    const port = new URL(hooks.url('/')).port;
-    const targets = [
-      `http://127.0.0.1:${port}/a`,
-      `http://localhost:${port}/b`,
-      `http://[::1]:${port}/c`,
-      `http://0.0.0.0:${port}/d`,
+    const literals = [
+      'http://127.0.0.1:8080/a',
+      'http://[::1]/c',
+      'http://0.0.0.0/d',
       'http://10.0.0.1/e',
       'http://192.168.1.1/f',
       'http://169.254.169.254/latest/meta-data',
       'http://[fd00::1]/g',
       'http://[::ffff:127.0.0.1]/h',
+      'http://2130706433/i',
     ];
-    for (const [i, url] of targets.entries()) await post(`${s.url}/v1/fast`, `127.0.1.${10 + i}`, url);
-    await waitForLog(s, () => attempts(s.logs).length === targets.length);
-    expect(attempts(s.logs).map((a) => a.outcome)).toEqual(Array(targets.length).fill('refused'));
+    for (const [i, url] of literals.entries()) {
+      const answer = await post(`${s.url}/v1/fast`, `127.0.1.${10 + i}`, url);
+      expect(answer.status, url).toBe(422);
+      expect(answer.body).toMatchObject({ error: 'invalid_callback_url' });
+      expect(answer.body.reason).toContain('not a publicly routable address');
+    }
+    expect(s.logs.filter((l) => l.event === 'scan_queued' || l.event === 'webhook_registered')).toHaveLength(0);
+  });
+
+  it('refuses to deliver to a host name that resolves to loopback', async () => {
+    const hooks = await receiver();
+    const s = await server({ allowPrivateCallbacks: false });
+    const port = new URL(hooks.url('/')).port;
+    expect((await post(`${s.url}/v1/fast`, '127.0.1.30', `http://localhost:${port}/b`)).status).toBe(200);
+    await waitForLog(s, () => attempts(s.logs).length === 1);
+    expect(attempts(s.logs)[0]).toMatchObject({ outcome: 'refused' });
     expect(hooks.received).toHaveLength(0);
+  });
+});
+
+describe('webhook registrations per IP', () => {
+  it('answers 429 with Retry-After over the limit, before anything starts; a POST without X-Callback-Url is not charged', async () => {
+    const hooks = await receiver();
+    const s = await server({ limits: { ...NO_LIMITS, webhooksPerIp: { max: 2, windowSeconds: 3600 } } });
+    const caller = '127.0.0.240';
+    expect((await post(`${s.url}/v1/fast`, caller, hooks.url('/one'))).status).toBe(200);
+    expect((await post(`${s.url}/v1/fast`, caller, hooks.url('/two'))).status).toBe(200);
+    expect((await post(`${s.url}/v1/fast`, caller)).status).toBe(200); // no callback: not charged
+
+    const response = await callerFetch(caller)(`${s.url}/v1/deep`, { method: 'POST', headers: { 'x-callback-url': hooks.url('/three') } });
+    const body = (await response.json()) as Record<string, unknown>;
+    validateResponse('POST', '/v1/deep', response.status, body);
+    expect(response.status).toBe(429);
+    expect(body).toMatchObject({ error: 'rate_limited', retry_after: 1800 });
+    expect(body.reason).toContain('webhook registrations are limited to 2 per 3600 s for 127.0.0.240');
+    expect(response.headers.get('retry-after')).toBe('1800');
+    expect(response.headers.get('x-ratelimit-limit')).toBe('2');
+    // Nothing half-happened: no deep scan, no third registration.
+    expect(s.logs.filter((l) => l.event === 'scan_queued' && l.scanType === 'deep')).toHaveLength(0);
+    expect(s.logs.filter((l) => l.event === 'webhook_registered')).toHaveLength(2);
+    expect(s.logs.find((l) => l.event === 'scan_refused' && l.ip === caller)).toMatchObject({ limit: 'webhooksPerIp', error: 'rate_limited' });
+
+    expect((await post(`${s.url}/v1/fast`, '127.0.0.241', hooks.url('/other'))).status).toBe(200); // another caller
+    await hooks.waitFor('/two', 1);
+    await pollUntilFinal(callerFetch(caller), `${s.url}/v1/fast`);
+    await pollUntilFinal(callerFetch('127.0.0.241'), `${s.url}/v1/fast`);
   });
 });
 

@@ -1,7 +1,15 @@
-// GCRA and the in-memory limit store, with an injected clock.
-import { describe, expect, it } from 'vitest';
+// GCRA, the in-memory limit store and its copy in lmdb (a real one in a
+// temporary dir), with an injected clock.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { open } from 'lmdb';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { gcra } from '../../src/limits/gcra.js';
+import { LmdbRateLimitStore } from '../../src/limits/lmdb-rate-limit-store.js';
 import { MemoryRateLimitStore } from '../../src/limits/rate-limit-store.js';
 
 const T0 = Date.UTC(2026, 10, 21);
@@ -55,5 +63,68 @@ describe('MemoryRateLimitStore', () => {
     const other = { key: 'deep|other-ip', rule: perIp.rule };
     expect((await store.charge([other, perAsn], T0 + 2000)).map((d) => d.allowed)).toEqual([true, true]);
     expect((await store.charge([{ ...other, key: 'deep|third' }, perAsn], T0 + 3000))[1]!.allowed).toBe(false);
+  });
+});
+
+describe('LmdbRateLimitStore', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const logger = pino({ level: 'silent' });
+  const deep = { key: 'deep|2001:db8:5:6::/64', rule: { max: 1, windowSeconds: 300 } };
+  const edge = { key: 'edge|198.51.100.7', rule: { max: 3, windowSeconds: 60 } };
+
+  function dataDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'selfscan-limits-'));
+    dirs.push(dir);
+    return dir;
+  }
+
+  async function keysOnDisk(dir: string): Promise<string[]> {
+    const db = open<number, string>({ path: join(dir, 'rate-limits.lmdb'), readOnly: true });
+    const keys = [...db.getKeys()];
+    await db.close();
+    return keys;
+  }
+
+  it('remembers every charge across a reopen of the same data dir', async () => {
+    const dir = dataDir();
+    const first = await LmdbRateLimitStore.open(dir, logger);
+    expect((await first.charge([deep], T0))[0]!.allowed).toBe(true);
+    for (let i = 0; i < 3; i++) await first.charge([edge], T0);
+    await first.close();
+
+    const second = await LmdbRateLimitStore.open(dir, logger);
+    expect((await second.charge([edge], T0 + 1000))[0]!.allowed).toBe(false);
+    expect((await second.charge([deep], T0 + 100_000))[0]).toMatchObject({ allowed: false, retryAfter: 200 });
+    expect((await second.charge([deep], T0 + 300_000))[0]!.allowed).toBe(true);
+    await second.close();
+  });
+
+  it('writes behind while open, so a process that dies keeps what was written', async () => {
+    const dir = dataDir();
+    const store = await LmdbRateLimitStore.open(dir, logger);
+    await store.charge([deep], T0);
+    // Not closed: the write-behind alone must reach the disk.
+    for (let tries = 0; !(await keysOnDisk(dir)).includes(deep.key); tries++) {
+      expect(tries).toBeLessThan(100);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await store.close();
+  });
+
+  it('drops keys whose allowance is whole again, from disk too', async () => {
+    const dir = dataDir();
+    const first = await LmdbRateLimitStore.open(dir, logger);
+    await first.charge([deep, edge], T0);
+    await first.close();
+    expect((await keysOnDisk(dir)).sort()).toEqual([deep.key, edge.key].sort());
+
+    const second = await LmdbRateLimitStore.open(dir, logger);
+    const other = { key: 'edge|198.51.100.8', rule: edge.rule };
+    await second.charge([other], T0 + 301_000); // both old allowances are whole again: swept
+    await second.close();
+    expect(await keysOnDisk(dir)).toEqual([other.key]);
   });
 });
