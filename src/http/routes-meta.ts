@@ -5,7 +5,7 @@ import type { RouteContext } from './route-context.js';
 
 /** GET `path`: the OpenAPI document, serialised once. */
 export function registerOpenApi(context: RouteContext, path: string): void {
-  context.app.get(path, (res, req) => {
+  context.get(path, (res, req) => {
     context.handle(res, req, 'GET', path, async (exchange, _ip, headers) => {
       await exchange.jsonText('200 OK', openApiJson, headers);
       return '200';
