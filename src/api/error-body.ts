@@ -5,6 +5,8 @@ import * as z from 'zod';
 
 /** Each error code: its HTTP status line, and when it is answered. */
 export const ERROR_CODES = {
+  bad_request: { status: '400 Bad Request', when: 'the request cannot be read safely (conflicting Content-Length, Transfer-Encoding not ending in chunked)' },
+  headers_too_large: { status: '431 Request Header Fields Too Large', when: 'the request head is over 16 KiB' },
   not_found: { status: '404 Not Found', when: 'no such path' },
   method_not_allowed: { status: '405 Method Not Allowed', when: 'the path does not support this method' },
   not_available: { status: '403 Forbidden', when: 'the address is opted out or restricted' },

@@ -142,8 +142,8 @@ export const paths = {
       description: 'For load balancers and operators: never rate-limited. A cluster node answers 503 while it cannot reach Redis.',
       responses: {
         '200': unlimitedJsonResponse('The node can serve.', schemaRef(Health)),
-        '405': unlimitedJsonResponse('A method other than GET (Allow: GET).', errorSchema(['method_not_allowed']), {
-          Allow: { schema: { type: 'string', const: 'GET' } },
+        '405': unlimitedJsonResponse('A method other than GET or HEAD (Allow: GET, HEAD).', errorSchema(['method_not_allowed']), {
+          Allow: { schema: { type: 'string', const: 'GET, HEAD' } },
         }),
         '503': unlimitedJsonResponse('The node cannot reach Redis.', schemaRef(Health)),
       },

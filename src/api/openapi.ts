@@ -29,6 +29,8 @@ export const openApiDocument = {
         '429, of the limit that refused); a refused request is a 429 with Retry-After. An operator who turns ' +
         'the edge limit off (max 0) gets responses without them. Every error is a JSON Error object.',
       'JSON responses may be gzip-compressed (`Content-Encoding: gzip`) when the request sends ' + '`Accept-Encoding: gzip`.',
+      'HEAD is answered wherever GET is, with the status and headers of GET and no body (HEAD of a v2 stream ' +
+        "answers a stream's headers and starts no scan); a 405's Allow header names HEAD beside GET.",
     ].join('\n\n'),
     license: { name: 'MIT', identifier: 'MIT' },
   },

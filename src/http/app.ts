@@ -11,8 +11,9 @@ import type { CorsPolicy } from './cors.js';
 import type { ProxyHeader } from './forwarded-hops.js';
 import { HEALTH_PATH, type HealthCheck, healthRoute } from './health.js';
 import { listeningApp } from './listening-app.js';
+import { checkedApp } from './request-checks.js';
 import { RouteContext } from './route-context.js';
-import { ROUTES, type Route } from './routes.js';
+import { allowedMethods, ROUTES, type Route } from './routes.js';
 import { loadUws } from './uws.js';
 
 export interface HttpAppOptions {
@@ -45,14 +46,14 @@ export interface HttpApp {
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const uws = loadUws();
-  const app = uws.App();
+  const app = checkedApp(uws.App());
   const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy, options.trustProxyHeader) });
   const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted, [HEALTH_PATH]: healthRoute(options.health) };
   const routes = Object.entries(served);
   for (const [path, route] of routes) route.register(context, path);
   for (const [path, route] of routes) {
     if (route.answersOtherMethods) continue;
-    const allow = route.methods.join(', ');
+    const allow = allowedMethods(route);
     app.any(path, (res, req) => {
       const method = req.getMethod().toUpperCase();
       context.handle(res, req, method, path, async (exchange, _ip, headers) => {
@@ -71,5 +72,5 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   });
 
-  return listeningApp(uws, app, served);
+  return listeningApp(uws, app, served, options.logger);
 }

@@ -6,8 +6,9 @@ import { ApiError, type ErrorAnswer } from '../api/api-error.js';
 import type { Health } from '../api/health.js';
 import type { HttpApp } from './app.js';
 import { listeningApp } from './listening-app.js';
+import { checkedApp } from './request-checks.js';
 import type { Route } from './routes.js';
-import { type HttpResponse, loadUws, type TemplatedApp } from './uws.js';
+import { type HttpRequest, type HttpResponse, loadUws, type TemplatedApp } from './uws.js';
 
 export type HealthCheck = () => Promise<Health>;
 
@@ -18,9 +19,11 @@ export function healthRoute(check: HealthCheck): Route {
   return { methods: ['GET'], register: (context) => registerHealth(context.app, check), answersOtherMethods: true };
 }
 
-/** Serves GET /healthz on `app`, outside the request wrapper: no edge limit, no request log line. */
+/** Serves GET (and HEAD) /healthz on `app`, outside the request wrapper: no edge limit, no request log line. */
 function registerHealth(app: TemplatedApp, check: HealthCheck): void {
-  app.get(HEALTH_PATH, (res) => {
+  const answerHealth = (res: HttpResponse, req: HttpRequest): void => {
+    const head = req.getMethod() === 'head';
+    const end = (body: string): void => void (head ? res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody() : res.end(body));
     let aborted = false;
     res.onAborted(() => (aborted = true));
     check().then(
@@ -30,18 +33,24 @@ function registerHealth(app: TemplatedApp, check: HealthCheck): void {
           res
             .writeStatus(health.ok ? '200 OK' : '503 Service Unavailable')
             .writeHeader('Content-Type', 'application/json')
-            .writeHeader('Cache-Control', 'no-store')
-            .end(JSON.stringify(health));
+            .writeHeader('Cache-Control', 'no-store');
+          end(JSON.stringify(health));
         });
       },
       () => {
-        if (!aborted) res.cork(() => res.writeStatus('503 Service Unavailable').writeHeader('Content-Type', 'application/json').end('{"ok":false}'));
+        if (aborted) return;
+        res.cork(() => {
+          res.writeStatus('503 Service Unavailable').writeHeader('Content-Type', 'application/json');
+          end('{"ok":false}');
+        });
       },
     );
-  });
+  };
+  app.get(HEALTH_PATH, answerHealth);
+  app.head(HEALTH_PATH, answerHealth);
   app.any(HEALTH_PATH, (res, req) => {
     const error = new ApiError('method_not_allowed', `${req.getMethod().toUpperCase()} is not allowed on ${HEALTH_PATH}; use GET`);
-    writeAnswer(res, error.answer({ Allow: 'GET' }));
+    writeAnswer(res, error.answer({ Allow: 'GET, HEAD' }));
   });
 }
 
@@ -55,7 +64,7 @@ function writeAnswer(res: HttpResponse, answer: ErrorAnswer): void {
 /** A scanner node's whole HTTP side: /healthz, and a JSON 404 for anything else. */
 export function createHealthApp(check: HealthCheck): HttpApp {
   const uws = loadUws();
-  const app = uws.App();
+  const app = checkedApp(uws.App());
   registerHealth(app, check);
   app.any('/*', (res, req) => writeAnswer(res, new ApiError('not_found', `a scanner node serves only ${HEALTH_PATH}, not ${req.getUrl()}`).answer({})));
   return listeningApp(uws, app, { [HEALTH_PATH]: healthRoute(check) });

@@ -72,6 +72,15 @@ export class RouteContext {
     this.requestLog = createRequestLog(options.logger);
   }
 
+  /**
+   * Registers `handler` for GET and HEAD on `path` (RFC 9110 §9.1: HEAD is
+   * GET without the body; the Exchange of a HEAD request writes no body).
+   */
+  get(path: string, handler: (res: HttpResponse, req: HttpRequest) => void): void {
+    this.app.get(path, handler);
+    this.app.head(path, handler);
+  }
+
   /** Starts or joins a scan of `ip` through every abuse control (and the webhook limit, for a start that registers one). */
   startScan(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener, webhook?: WebhookIntent): Promise<StartResult> {
     return guardedStart(this.options.admission, this.service, ip, scanType, origin, listener, webhook);
@@ -82,10 +91,12 @@ export class RouteContext {
    * limit (unless `options.charge` is `free`), adds the CORS headers of an
    * allowed origin, answers every error (as JSON unless `options.errorPage`),
    * logs one line. An answer written within the uWS callback costs no
-   * promise or closure here.
+   * promise or closure here. A HEAD request of a GET route is `method` GET
+   * answered without its body.
    */
-  handle(res: HttpResponse, req: HttpRequest, method: string, path: string, handler: Handler, options: HandleOptions = {}): void {
+  handle(res: HttpResponse, req: HttpRequest, routeMethod: string, path: string, handler: Handler, options: HandleOptions = {}): void {
     const startedAt = Date.now();
+    const method = routeMethod === 'GET' && req.getMethod() === 'head' ? 'HEAD' : routeMethod;
     const exchange = new Exchange(res, req, method);
     const { clientAddress, admission, cors } = this.options;
     const peer = peerAddress(res);

@@ -5,7 +5,7 @@ import type { RouteContext } from './route-context.js';
 
 /** GET `path`: the OpenAPI document, serialised once. */
 export function registerOpenApi(context: RouteContext, path: string): void {
-  context.app.get(path, (res, req) => {
+  context.get(path, (res, req) => {
     context.handle(res, req, 'GET', path, async (exchange, _ip, headers) => {
       await exchange.jsonText('200 OK', openApiJson, headers);
       return '200';
@@ -15,7 +15,7 @@ export function registerOpenApi(context: RouteContext, path: string): void {
 
 /** GET `path`: the webhook signing key's public half. */
 export function registerWebhookKey(context: RouteContext, path: string): void {
-  context.app.get(path, (res, req) => {
+  context.get(path, (res, req) => {
     context.handle(res, req, 'GET', path, async (exchange, _ip, headers) => {
       await exchange.json('200 OK', context.webhooks.key.publicDocument, headers);
       return '200';

@@ -48,7 +48,7 @@ export function registerV1(context: RouteContext, path: string, scanType: ScanTy
     const known = service.resultInMemory(ip, scanType);
     return known !== undefined ? answerResult(exchange, headers, known) : service.result(ip, scanType).then((body) => answerResult(exchange, headers, body));
   };
-  app.get(path, (res, req) => context.handle(res, req, 'GET', path, getResult));
+  context.get(path, (res, req) => context.handle(res, req, 'GET', path, getResult));
 }
 
 function answerResult(exchange: Exchange, headers: Headers, body: ScanResult): string | Promise<string> {

@@ -11,14 +11,17 @@ import type { Watch } from '../scan/scans.js';
 import { terminalEvent } from '../scan/stream-events.js';
 import type { Exchange, Headers } from './exchange.js';
 import type { RouteContext } from './route-context.js';
-import { SseStream } from './sse-stream.js';
+import { SSE_HEADERS, SseStream } from './sse-stream.js';
 
 /** A Last-Event-ID header as the event id it names; null when absent or not one of ours. */
 function lastEventIdOf(header: string): number | null {
   return /^\d{1,15}$/.test(header) ? Number(header) : null;
 }
 
-/** GET `path` starts or joins a `scanType` scan of the caller and streams it. */
+/**
+ * GET `path` starts or joins a `scanType` scan of the caller and streams it;
+ * HEAD answers a stream's headers and starts nothing (HEAD is safe).
+ */
 export function registerV2(context: RouteContext, path: string, scanType: ScanType): void {
   const { app } = context;
 
@@ -34,6 +37,12 @@ export function registerV2(context: RouteContext, path: string, scanType: ScanTy
       return streamEvents(context, exchange, headers, watch, early, (opened) => (stream = opened));
     });
   });
+  app.head(path, (res, req) =>
+    context.handle(res, req, 'HEAD', path, (exchange, _ip, headers) => {
+      exchange.write('200 OK', Buffer.alloc(0), SSE_HEADERS, headers);
+      return '200';
+    }),
+  );
 }
 
 /** The scan a reconnecting stream watched: still in flight, or its end from the kept result; null: start anew. */

@@ -2,7 +2,8 @@
 // what registers them. Other interfaces (MCP) mount their routes beside
 // these; the app answers any other method on a route's path with a 405
 // naming the served ones, and any other path with a 404. The OpenAPI
-// document describes exactly the routes an app serves.
+// document describes exactly the routes an app serves; HEAD, answered
+// wherever GET is (RFC 9110 §9.1), is implied by GET there.
 import type { ScanType } from '../api/scan-type.js';
 import type { RouteContext } from './route-context.js';
 import { registerOpenApi, registerWebhookKey } from './routes-meta.js';
@@ -19,6 +20,11 @@ export interface Route {
   register: (context: RouteContext, path: string) => void;
   /** The route answers every other method itself (the MCP endpoint: a JSON-RPC 405). */
   answersOtherMethods?: true;
+}
+
+/** The methods answered on `route`'s path, for an Allow header: HEAD wherever GET is. */
+export function allowedMethods(route: Route): string {
+  return route.methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
 }
 
 const v1 = (scanType: ScanType): Route => ({ methods: ['GET', 'POST'], register: (context, path) => registerV1(context, path, scanType) });

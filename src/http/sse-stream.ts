@@ -17,6 +17,9 @@ function format(event: StreamEvent): string {
   return `id: ${event.id}\nevent: ${event.name}\ndata: ${JSON.stringify(event.data)}\n\n`;
 }
 
+/** The headers that open a stream (the route's shared ones come beside them). */
+export const SSE_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
+
 export class SseStream {
   private queue: Piece[] = [];
   private backpressured = false;
@@ -32,7 +35,7 @@ export class SseStream {
   ) {
     exchange.cork(() => {
       exchange.res.writeStatus('200 OK');
-      const all: Headers = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', ...headers };
+      const all: Headers = { ...SSE_HEADERS, ...headers };
       for (const [name, value] of Object.entries(all)) exchange.res.writeHeader(name, value);
       this.write(': stream open\n\n');
     });

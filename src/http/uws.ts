@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
 
-export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+export type { HttpRequest, HttpResponse, RecognizedString, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 
 const require = createRequire(import.meta.url);
 

@@ -20,7 +20,7 @@ export function assetRoute(assets: WebAssets): Route {
   return {
     methods: ['GET'],
     register: (context, path) => {
-      context.app.get(path, (res, req) => {
+      context.get(path, (res, req) => {
         const file = req.getParameter(0) ?? '';
         const ifNoneMatch = req.getHeader('if-none-match');
         context.handle(

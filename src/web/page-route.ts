@@ -16,7 +16,7 @@ export function pageRoute(settings: PageSettings, assets: WebAssets): Route {
   return {
     methods: ['GET'],
     register: (context, path) => {
-      context.app.get(path, (res, req) => {
+      context.get(path, (res, req) => {
         const accept = req.getHeader('accept');
         const host = req.getHeader('host');
         context.handle(

@@ -63,7 +63,7 @@ export function scanFormRoute(scanType: ScanType, assets: WebAssets): Route {
           { errorPage },
         );
       });
-      context.app.get(path, (res, req) => {
+      context.get(path, (res, req) => {
         context.handle(
           res,
           req,

@@ -110,7 +110,7 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     expect(await healthOf(apiNodes[0]!)).toMatchObject({ ok: true, role: 'api', redis: 'up' });
     const post = await fetch(`${scanners.nl1.url}/healthz`, { method: 'POST' });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET');
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
     const other = await fetch(`${scanners.nl1.url}/v1/fast`, { method: 'POST' });
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ error: 'not_found' });

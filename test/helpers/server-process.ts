@@ -24,13 +24,16 @@ export interface ServerProcess {
   exited: Promise<number | string>;
 }
 
-/** Runs `selfscan ARGS`, from source unless `entry` says otherwise. */
+/** Runs `selfscan ARGS`, from source unless `entry` says otherwise; `maxDescriptors`: under `ulimit -n` (soft and hard). */
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
   entry: CliEntry = FROM_SOURCE,
+  maxDescriptors?: number,
 ): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | string> } {
-  const child = spawn(process.execPath, [...entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const command = [process.execPath, ...entry, ...args];
+  const [file, ...argv] = maxDescriptors === undefined ? command : ['sh', '-c', `ulimit -n ${maxDescriptors} && exec "$0" "$@"`, ...command];
+  const child = spawn(file!, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -39,11 +42,19 @@ export function runCli(
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-/** Starts `selfscan serve` on port 0 with `config` (rate limits off, loopback DNS, unless given) as its config file. */
-export async function startServerProcess(dataDir: string, config: object = {}, entry: CliEntry = FROM_SOURCE): Promise<ServerProcess> {
+/**
+ * Starts `selfscan serve` on port 0 with `config` (rate limits off, loopback
+ * DNS, unless given) as its config file; `maxDescriptors`: under that `ulimit -n`.
+ */
+export async function startServerProcess(dataDir: string, config: object = {}, entry: CliEntry = FROM_SOURCE, maxDescriptors?: number): Promise<ServerProcess> {
   const configFile = join(dataDir, 'test-config.json');
   writeFileSync(configFile, JSON.stringify({ limits: NO_LIMITS, dns: LOOPBACK_DNS, ...config }));
-  const run = runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile], {}, entry);
+  const run = runCli(
+    ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile],
+    {},
+    entry,
+    maxDescriptors,
+  );
   const logs = (): Record<string, unknown>[] =>
     run
       .stdout()

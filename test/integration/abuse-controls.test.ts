@@ -77,7 +77,7 @@ describe('rate limits', () => {
     expect((await call('127.0.0.44', `${s.url}/v1/fast`)).status).toBe(429);
     const post = await call('127.0.0.44', `${s.url}/healthz`, 'POST');
     expect(post).toMatchObject({ status: 405, body: { error: 'method_not_allowed' } });
-    expect(post.headers.get('allow')).toBe('GET');
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('deep per IP: one per 5 minutes on v1 and v2 alike; joining a scan in flight costs nothing', async () => {

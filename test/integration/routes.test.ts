@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openApiJson } from '../../src/api/openapi.js';
+import { allowedMethods } from '../../src/http/routes.js';
 import { loadWebAssets } from '../../src/web/web-assets.js';
 import { callerFetch } from '../helpers/callers.js';
 import { validateResponse } from '../helpers/openapi-validator.js';
@@ -84,8 +85,19 @@ describe('routes', () => {
     for (const [path, route] of routes) {
       const response = await fetch(`${server.url}${concrete(documentedPath(path))}`, { method: 'PUT' });
       expect(response.status, path).toBe(405);
-      expect(response.headers.get('allow')).toBe(route.methods.join(', '));
+      expect(response.headers.get('allow')).toBe(allowedMethods(route));
       validateResponse('PUT', documentedPath(path), 405, await response.json());
+    }
+  });
+
+  it('answers HEAD on every GET route with the status GET has, and no body', async () => {
+    const gets = Object.entries(server.server.routes).filter(([, route]) => route.methods.includes('GET') && !route.answersOtherMethods);
+    expect(gets.length).toBeGreaterThan(0);
+    for (const [path] of gets) {
+      const url = `${server.url}${concrete(documentedPath(path))}`;
+      const head = await fetch(url, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(await head.text(), path).toBe('');
     }
   });
 

@@ -1,0 +1,66 @@
+// uSockets accepts on a listening socket until accept() fails; when the
+// process is out of descriptors (EMFILE) the pending connection stays in
+// the backlog, the socket stays readable, and the event loop spins at 100 %
+// CPU, answering everyone else late. uWS offers no hook on accept, so this
+// guard watches the process's open descriptors and stops listening while
+// they run short (new connections are refused by the kernel at once), and
+// listens again when they free up. Linux only (/proc); elsewhere it is off.
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Descriptors kept free below the limit; half as many again before listening resumes. */
+const RESERVE_MIN = 16;
+/** How often the open descriptors are counted. */
+const CHECK_INTERVAL_MS = 100;
+
+export interface ListenSwitch {
+  /** Stops listening; `free` descriptors are left. */
+  pause(free: number): void;
+  /** Listens again; false when it could not (then it is asked again on the next check). */
+  resume(free: number): boolean;
+}
+
+/** The soft RLIMIT_NOFILE of this process, or null where /proc does not tell it. */
+export function descriptorLimit(): number | null {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((row) => row.startsWith('Max open files'));
+    const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
+    return soft === undefined || soft === 'unlimited' ? null : Number(soft);
+  } catch {
+    return null;
+  }
+}
+
+/** Free descriptors: 0 when not even the count can open one. */
+function freeDescriptors(limit: number): number {
+  try {
+    return limit - readdirSync('/proc/self/fd').length;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Pauses `listening` when fewer than the reserve (1/32 of the limit, at
+ * least 16) descriptors are free, resumes it when twice that many are.
+ * Returns the function that stops the guard; a no-op where the limit is unknown.
+ */
+export function guardDescriptors(listening: ListenSwitch, limit: number | null = descriptorLimit()): () => void {
+  if (limit === null) return () => {};
+  const reserve = Math.max(RESERVE_MIN, Math.floor(limit / 32));
+  let paused = false;
+  const timer = setInterval(() => {
+    const free = freeDescriptors(limit);
+    if (!paused && free < reserve) {
+      paused = true;
+      timer.ref(); // with no listening socket, this timer may be all that keeps the process alive
+      listening.pause(free);
+    } else if (paused && free >= 2 * reserve && listening.resume(free)) {
+      paused = false;
+      timer.unref();
+    }
+  }, CHECK_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

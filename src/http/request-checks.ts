@@ -1,0 +1,67 @@
+// What uWebSockets.js does not check before a handler runs, checked for
+// every handler of the app (uWS has no option for any of it):
+// - it reads only the first Content-Length line and runs whatever follows
+//   the body that line implies as the next request: conflicting lines
+//   smuggle a request past a proxy that honours another (RFC 9112 §6.3
+//   requires a 400);
+// - it reads any Transfer-Encoding as chunked, where a final coding other
+//   than chunked makes the length unknowable (RFC 9112 §6.3: 400);
+// - it parses headers of any size that arrive in one read (only a head
+//   split over reads is cut at 4 KiB), so size is bounded here: 431.
+// A refused request is answered and its connection closed.
+import { ApiError } from '../api/api-error.js';
+import type { HttpRequest, HttpResponse, RecognizedString, TemplatedApp } from './uws.js';
+
+type Handler = (res: HttpResponse, req: HttpRequest) => void | Promise<void>;
+
+/** The app's methods that register a handler for a pattern. */
+const REGISTERING = ['get', 'post', 'head', 'options', 'put', 'del', 'patch', 'trace', 'connect', 'any'] as const;
+
+/** The largest request head accepted (request line and header lines). */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+/** Why the request is refused before any handler sees it, or null. */
+export function refusalOf(req: HttpRequest): ApiError | null {
+  let length: string | undefined;
+  let conflict: string | null = null;
+  let encoding: string | null = null;
+  let headBytes = req.getMethod().length + req.getUrl().length + (req.getQuery()?.length ?? 0) + 12;
+  req.forEach((name, value) => {
+    headBytes += name.length + value.length + 4;
+    if (name === 'transfer-encoding') encoding = value;
+    if (name !== 'content-length' || conflict !== null) return;
+    for (const item of value.split(',')) {
+      const trimmed = item.trim();
+      length ??= trimmed;
+      if (trimmed !== length) conflict = `conflicting Content-Length values ${length} and ${trimmed}`;
+    }
+  });
+  if (headBytes > MAX_HEAD_BYTES) return new ApiError('headers_too_large', `the request head is over ${MAX_HEAD_BYTES} bytes`);
+  if (conflict !== null) return new ApiError('bad_request', conflict);
+  if (encoding !== null && finalCoding(encoding) !== 'chunked') return new ApiError('bad_request', `Transfer-Encoding must end in chunked, not "${encoding}"`);
+  return null;
+}
+
+/** The last coding a Transfer-Encoding value names, lower case. */
+function finalCoding(value: string): string {
+  return (value.split(',').pop() ?? '').trim().toLowerCase();
+}
+
+/** Answers a refused request and closes its connection; true when it did. */
+function refuse(res: HttpResponse, req: HttpRequest): boolean {
+  const refusal = refusalOf(req);
+  if (refusal === null) return false;
+  const answer = refusal.answer({});
+  res.writeStatus(answer.status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
+  res.end(JSON.stringify(answer.body), true);
+  return true;
+}
+
+/** `app` with every handler it is given run only for requests these checks let through. */
+export function checkedApp(app: TemplatedApp): TemplatedApp {
+  for (const method of REGISTERING) {
+    const register = app[method].bind(app);
+    app[method] = (pattern: RecognizedString, handler: Handler) => register(pattern, (res, req) => (refuse(res, req) ? undefined : handler(res, req)));
+  }
+  return app;
+}
