@@ -2,27 +2,17 @@
 // (all 64 drawn), the table ends with exactly the listeners' ports, and the
 // map's cursor reads a port by keyboard. A deep scan past its time budget
 // ends incomplete, and the page says so before anything else.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
-import { launchBrowser, screenshot, watchedPage } from '../helpers/browser.js';
+import { browserPerFile, screenshot, watchedPage } from '../helpers/browser.js';
 import { listeningPorts } from '../helpers/listening-ports.js';
 import { listenOn } from '../helpers/loopback-listeners.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
 import type { TestServer } from '../helpers/test-server.js';
 
-let browser: Browser;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const session = browserPerFile();
+const { cleanups } = session;
 
 async function setUp(
   caller: string,
@@ -33,7 +23,7 @@ async function setUp(
   cleanups.push(() => server.close());
   const opened = await listenOn(caller, ports, 'deep hello');
   cleanups.push(() => opened.close());
-  const watched = await watchedPage(browser, asCaller(caller));
+  const watched = await watchedPage(session.browser, asCaller(caller));
   cleanups.push(() => watched.context.close());
   await watched.page.goto(`${server.url}/`);
   return { page: watched.page, server, problems: watched.problems };

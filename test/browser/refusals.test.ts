@@ -1,34 +1,19 @@
-// A refused start, as the page shows it: a 429 counts its Retry-After down
-// second by second with the reason and keeps both buttons disabled until
-// the wait is over; a 422 says in plain words why there is nothing to scan.
-// The edge limit's remaining budget is shown after each answer.
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import type { Config } from '../../src/config/config.js';
 import { REFUSAL_WORDS } from '../../src/web/refusal-words.js';
-import { launchBrowser, watchedPage } from '../helpers/browser.js';
+import { browserPerFile, watchedPage } from '../helpers/browser.js';
 import { listenOn } from '../helpers/loopback-listeners.js';
 import { NO_LIMITS } from '../helpers/no-limits.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
 
-let browser: Browser;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const session = browserPerFile();
+const { cleanups } = session;
 
 async function setUp(caller: string, overrides: Partial<Config>, expectedFailure: (url: string) => boolean) {
   const server = await startPageServer(overrides);
   cleanups.push(() => server.close());
-  const watched = await watchedPage(browser, { ...asCaller(caller), expectedFailure });
+  const watched = await watchedPage(session.browser, { ...asCaller(caller), expectedFailure });
   cleanups.push(() => watched.context.close());
   await watched.page.goto(`${server.url}/`);
   return { ...watched, server };

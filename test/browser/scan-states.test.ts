@@ -4,28 +4,18 @@
 // hovering the map), a queued scan's position, a failed scan, and a live
 // region that is rewritten on changes of state and at most every few
 // seconds, not once per chunk.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 
 import type { Port } from '../../src/api/port.js';
-import { launchBrowser, screenshot, watchedPage } from '../helpers/browser.js';
+import { browserPerFile, screenshot, watchedPage } from '../helpers/browser.js';
 import { eventually } from '../helpers/eventually.js';
 import { FakeScanner, openPort } from '../helpers/fake-scanner.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
 import type { TestServer } from '../helpers/test-server.js';
 
-let browser: Browser;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const session = browserPerFile();
+const { cleanups } = session;
 
 const filteredPort = (port: number): Port => ({ port, state: 'filtered', service: null, banner: null });
 
@@ -36,7 +26,7 @@ async function setUp(
   const scanner = new FakeScanner();
   const server = await startPageServer(overrides, { scanner });
   cleanups.push(() => server.close());
-  const watched = await watchedPage(browser, asCaller(caller));
+  const watched = await watchedPage(session.browser, asCaller(caller));
   cleanups.push(() => watched.context.close());
   await watched.page.goto(`${server.url}/`);
   // Every text the pane's live region shows, in order.

@@ -8,9 +8,39 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = 'test-results/browser';
+
+/** A test file's browser, launched before its tests and closed after them, and what each test leaves to undo. */
+export interface BrowserPerFile {
+  readonly browser: Browser;
+  /** Run after each test, last first: servers, listeners, contexts it opened. */
+  cleanups: (() => Promise<void>)[];
+}
+
+/** Registers the file's hooks: one browser for all its tests, each test's cleanups after it. */
+export function browserPerFile(): BrowserPerFile {
+  let browser: Browser | undefined;
+  const cleanups: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return {
+    get browser() {
+      if (browser === undefined) throw new Error('the browser is launched in beforeAll');
+      return browser;
+    },
+    cleanups,
+  };
+}
 
 /** The system's Chromium; `hosts` maps host names to addresses (as /etc/hosts would, for this browser only). */
 export function launchBrowser(hosts: Readonly<Record<string, string>> = {}): Promise<Browser> {
