@@ -11,8 +11,8 @@ import type { ErrorBody } from '../api/error-body.js';
 import type { ScanResult, ScanResultFinal } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { SseProgress, SseQueued } from '../api/sse-events.js';
+import { SseParser } from '../api/sse-parser.js';
 import { CheckError } from './check-error.js';
-import { SseParser } from './sse-parser.js';
 
 /** How far the scan is, as the server last said. */
 export interface ScanProgress {

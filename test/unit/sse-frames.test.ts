@@ -3,7 +3,7 @@
 // (`: keep-alive`) skipped, multi-line data joined.
 import { describe, expect, it } from 'vitest';
 
-import { parseFrame, sseFrames } from '../../src/web/browser/sse-frames.js';
+import { sseFrames } from '../../src/web/browser/sse-frames.js';
 
 function body(...chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -49,9 +49,9 @@ describe('sseFrames', () => {
   });
 });
 
-describe('parseFrame', () => {
-  it('joins data lines, takes a field without a space after the colon, and ignores a frame of comments', () => {
-    expect(parseFrame('event:x\ndata:one\ndata: two')).toEqual({ event: 'x', id: '', data: 'one\ntwo' });
-    expect(parseFrame(': keep-alive')).toBeNull();
+describe('a frame', () => {
+  it('joins data lines, takes a field without a space after the colon, and ignores a frame of comments', async () => {
+    expect(await collect(body('event:x\ndata:one\ndata: two\n\n'))).toEqual([{ event: 'x', id: '', data: 'one\ntwo' }]);
+    expect(await collect(body(': keep-alive\n\n'))).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@
 // with its status and wait), or no path at all (the fetch failed at the
 // network level: the browser cannot reach that origin).
 import type { ScanType } from '../../api/scan-type.js';
-import { type SseFrame, sseFrames } from './sse-frames.js';
+import type { SseMessage } from '../../api/sse-parser.js';
+import { sseFrames } from './sse-frames.js';
 
 /** The edge limit's remaining requests, from the X-RateLimit-* headers (null when the limit is off). */
 export interface Budget {
@@ -12,7 +13,7 @@ export interface Budget {
 }
 
 export type ScanAnswer =
-  | { kind: 'stream'; frames: AsyncGenerator<SseFrame>; budget: Budget | null }
+  | { kind: 'stream'; frames: AsyncGenerator<SseMessage>; budget: Budget | null }
   | { kind: 'refused'; status: number; error: string; reason: string; retryAfter: number | null; budget: Budget | null }
   | { kind: 'unreachable' };
 

@@ -1,8 +1,9 @@
-// The check client's Server-Sent Events framing: events split anywhere
-// across chunks, CRLF and LF line ends, comments (keep-alives) dropped.
+// The one Server-Sent Events reader (the page's and the check client's):
+// events split anywhere across chunks, CRLF and LF line ends, comments
+// (keep-alives) dropped, ids kept.
 import { expect, it } from 'vitest';
 
-import { type SseMessage, SseParser } from '../../src/client/sse-parser.js';
+import { type SseMessage, SseParser } from '../../src/api/sse-parser.js';
 
 function parse(chunks: string[]): SseMessage[] {
   const events: SseMessage[] = [];
@@ -15,8 +16,8 @@ const STREAM = ': keep-alive\n\nid: 1\nevent: scan:queued\ndata: {"a":1}\n\neven
 
 it('reads every event, whole or cut into single characters', () => {
   const expected = [
-    { event: 'scan:queued', data: '{"a":1}' },
-    { event: 'scan:progress', data: '{"b":\n2}' },
+    { event: 'scan:queued', id: '1', data: '{"a":1}' },
+    { event: 'scan:progress', id: '', data: '{"b":\n2}' },
   ];
   expect(parse([STREAM])).toEqual(expected);
   expect(parse([...STREAM])).toEqual(expected);

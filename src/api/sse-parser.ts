@@ -1,9 +1,13 @@
-// Server-Sent Events framing, read incrementally: bytes in, whole events
-// out. Comment lines (the keep-alives) are dropped.
+// Server-Sent Events framing, read incrementally: text in, whole events
+// out. One reader for every client of the v2 stream that cannot use
+// EventSource: the page (which must see a refused start's status and
+// body) and `selfscan check` (node: built-ins only). Comment lines (the
+// keep-alives) are dropped; `event`, `id` and `data` fields are kept.
 
-/** One event: its name and data lines joined. */
+/** One event: its name, its id (empty when it has none) and its data lines joined. */
 export interface SseMessage {
   event: string;
+  id: string;
   data: string;
 }
 
@@ -11,6 +15,7 @@ export interface SseMessage {
 export class SseParser {
   private buffer = '';
   private event = '';
+  private id = '';
   private data: string[] = [];
 
   constructor(private readonly onEvent: (message: SseMessage) => void) {}
@@ -26,10 +31,18 @@ export class SseParser {
     }
   }
 
+  /** The stream ended: an event cut off before its blank line is dispatched as it stands. */
+  end(): void {
+    if (this.buffer !== '') this.line(this.buffer.replace(/\r$/, ''));
+    this.buffer = '';
+    this.line('');
+  }
+
   private line(line: string): void {
     if (line === '') {
-      if (this.data.length > 0) this.onEvent({ event: this.event || 'message', data: this.data.join('\n') });
+      if (this.data.length > 0) this.onEvent({ event: this.event || 'message', id: this.id, data: this.data.join('\n') });
       this.event = '';
+      this.id = '';
       this.data = [];
       return;
     }
@@ -38,6 +51,7 @@ export class SseParser {
     const field = colon < 0 ? line : line.slice(0, colon);
     const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
     if (field === 'event') this.event = value;
+    else if (field === 'id') this.id = value;
     else if (field === 'data') this.data.push(value);
   }
 }
