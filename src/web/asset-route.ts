@@ -3,6 +3,7 @@
 // for a year, revalidated by ETag, precompressed (brotli, else gzip).
 import { ApiError } from '../api/api-error.js';
 import type { Route } from '../http/routes.js';
+import { bestEncoding, encodedHeaders } from './page-answer.js';
 import { assetHeaders } from './page-headers.js';
 import type { WebAssets } from './web-assets.js';
 
@@ -36,9 +37,8 @@ export function assetRoute(assets: WebAssets): Route {
               exchange.write('304 Not Modified', NO_BODY, own, headers);
               return '304';
             }
-            if (exchange.accepts('br')) exchange.write('200 OK', asset.br, { ...own, 'Content-Encoding': 'br' }, headers);
-            else if (exchange.accepts('gzip')) exchange.write('200 OK', asset.gzip, { ...own, 'Content-Encoding': 'gzip' }, headers);
-            else exchange.write('200 OK', asset.identity, own, headers);
+            const encoding = bestEncoding(exchange);
+            exchange.write('200 OK', asset[encoding], encodedHeaders(own, encoding), headers);
             return '200';
           },
           { charge: 'free' },
