@@ -1,6 +1,9 @@
 // A Server-Sent Events reader over fetch for tests that need what
 // EventSource hides: the Last-Event-ID a reconnect sends, and stopping at
-// a chosen event to reconnect elsewhere.
+// a chosen event to reconnect elsewhere. Framing is the service's own SSE
+// reader's.
+import { SseParser } from '../../src/api/sse-parser.js';
+
 export interface SseEvent {
   name: string;
   id: number;
@@ -22,23 +25,18 @@ export async function readSse(
   if (response.headers.get('content-type')?.startsWith('text/event-stream') !== true)
     throw new Error(`not a stream: ${response.status} ${await response.text()}`);
   const events: SseEvent[] = [];
+  let done = false;
+  const parser = new SseParser(({ event: name, id, data }) => {
+    if (done) return;
+    const event = { name, id: Number(id), data: JSON.parse(data) as Record<string, unknown> };
+    events.push(event);
+    done = name === 'scan:complete' || name === 'scan:failed' || options.until?.(event) === true;
+  });
   const decoder = new TextDecoder();
-  let buffer = '';
   try {
     for await (const bytes of response.body!) {
-      buffer += decoder.decode(bytes as Uint8Array, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const fields = new Map(
-          block.split('\n').flatMap((line) => (line.startsWith(':') ? [] : [[line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)] as const])),
-        );
-        if (!fields.has('event')) continue;
-        const event = { name: fields.get('event')!, id: Number(fields.get('id')), data: JSON.parse(fields.get('data')!) as Record<string, unknown> };
-        events.push(event);
-        if (event.name === 'scan:complete' || event.name === 'scan:failed' || options.until?.(event) === true) return events;
-      }
+      parser.push(decoder.decode(bytes as Uint8Array, { stream: true }));
+      if (done) return events;
     }
   } finally {
     abort.abort();
