@@ -12,8 +12,10 @@
         "native/core/connect_workers.cc",
         "native/core/engine.cc",
         "native/core/fd_budget.cc",
+        "native/core/filtered_rule.cc",
         "native/core/loss_history.cc",
         "native/core/pacer.cc",
+        "native/core/path_loss.cc",
         "native/core/rtt_estimator.cc",
         "native/core/scan_job.cc",
         "native/core/target_state.cc"

@@ -127,6 +127,7 @@ class Addon : public Napi::Addon<Addon> {
     out.Set("localRetries", static_cast<double>(stats.local_retries));
     out.Set("canaries", static_cast<double>(stats.canaries));
     out.Set("canariesLost", static_cast<double>(stats.canaries_lost));
+    out.Set("canariesLostToPath", static_cast<double>(stats.canaries_lost_to_path));
     return out;
   }
 

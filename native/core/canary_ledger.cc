@@ -9,7 +9,6 @@ namespace {
 constexpr size_t kRingSize = 4096;
 // Canaries on each side of a silent probe that must have answered.
 constexpr uint32_t kBracket = 2;
-constexpr double kShareWeight = 1.0 / 8;
 }  // namespace
 
 CanaryLedger::CanaryLedger() : ring_(kRingSize) {}
@@ -25,18 +24,18 @@ CanaryLedger::Entry* CanaryLedger::Find(uint32_t seq) {
   return entry.seq == seq ? &entry : nullptr;
 }
 
-void CanaryLedger::Settle(uint32_t seq, Outcome outcome) {
+bool CanaryLedger::Settle(uint32_t seq, Outcome outcome) {
   Entry* entry = Find(seq);
-  if (entry == nullptr || entry->outcome != Outcome::kPending) return;
+  if (entry == nullptr || entry->outcome != Outcome::kPending) return false;
   entry->outcome = outcome;
-  if (outcome == Outcome::kVoid) return;
-  double lost = outcome == Outcome::kLost ? 1 : 0;
-  lost_share_ += (lost - lost_share_) * kShareWeight;
+  return true;
 }
 
-void CanaryLedger::Answer(uint32_t seq) { Settle(seq, Outcome::kAnswered); }
+bool CanaryLedger::Answer(uint32_t seq) { return Settle(seq, Outcome::kAnswered); }
 
-void CanaryLedger::Lose(uint32_t seq) { Settle(seq, Outcome::kLost); }
+bool CanaryLedger::Lose(uint32_t seq) { return Settle(seq, Outcome::kLost); }
+
+bool CanaryLedger::LoseToPath(uint32_t seq) { return Settle(seq, Outcome::kLostToPath); }
 
 void CanaryLedger::Void(uint32_t seq) { Settle(seq, Outcome::kVoid); }
 
@@ -51,7 +50,7 @@ CanaryLedger::Verdict CanaryLedger::Brackets(uint32_t after) const {
     const Entry& entry = At(seq);
     if (entry.outcome == Outcome::kPending) {
       undecided = true;
-    } else if (entry.outcome != Outcome::kAnswered) {
+    } else if (entry.outcome != Outcome::kAnswered && entry.outcome != Outcome::kLostToPath) {
       return Verdict::kNotAnswered;
     }
   }

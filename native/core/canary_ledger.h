@@ -3,7 +3,9 @@
 // through a sweep. The ledger numbers them in send order and keeps how each
 // ended, so a silent probe can be judged by the canaries sent around it: if
 // one of them went unanswered, the host was dropping at that moment and the
-// silence proves nothing. Engine thread only.
+// silence proves nothing. A canary the path lost at random (PathLoss judged
+// it so) shows nothing about the host: it counts as answered. Engine thread
+// only.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +21,10 @@ class CanaryLedger {
   // is then bracketed by canaries next_seq() - 1 and next_seq().
   uint32_t next_seq() const { return next_; }
   uint32_t Begin(int64_t now_us, double rate);
-  void Answer(uint32_t seq);
-  void Lose(uint32_t seq);
+  // Each returns false when the canary was settled already or forgotten.
+  bool Answer(uint32_t seq);
+  bool Lose(uint32_t seq);
+  bool LoseToPath(uint32_t seq);
   // The canary never reached the host (local error, scan ended): no
   // evidence either way, so it brackets nothing.
   void Void(uint32_t seq);
@@ -29,14 +33,12 @@ class CanaryLedger {
 
   enum class Verdict : uint8_t { kAnswered, kNotAnswered, kUndecided };
   // Whether the two canaries sent before a probe and the two sent after it
-  // (the probe recorded `after` at launch) were all answered; undecided
-  // while one of them is still to be sent or still in flight.
+  // (the probe recorded `after` at launch) were all answered or lost to the
+  // path; undecided while one of them is still to be sent or in flight.
   Verdict Brackets(uint32_t after) const;
-  // Recent share of canaries lost (moving average), for the goodput cut.
-  double lost_share() const { return lost_share_; }
 
  private:
-  enum class Outcome : uint8_t { kPending, kAnswered, kLost, kVoid };
+  enum class Outcome : uint8_t { kPending, kAnswered, kLostToPath, kLost, kVoid };
   struct Entry {
     uint32_t seq = UINT32_MAX;
     Outcome outcome = Outcome::kPending;
@@ -45,11 +47,10 @@ class CanaryLedger {
   };
   const Entry& At(uint32_t seq) const { return ring_[seq % ring_.size()]; }
   Entry* Find(uint32_t seq);
-  void Settle(uint32_t seq, Outcome outcome);
+  bool Settle(uint32_t seq, Outcome outcome);
 
   std::vector<Entry> ring_;
   uint32_t next_ = 0;
-  double lost_share_ = 0;
 };
 
 }  // namespace selfscan

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "connect_outcome.h"
 #include "fd_budget.h"
+#include "filtered_rule.h"
 
 namespace selfscan {
 
@@ -40,9 +41,6 @@ constexpr int64_t kHttpAnswerFloorUs = 200000;
 // Answers later than this may come from the kernel's own SYN retransmission,
 // so they say nothing about the RTT.
 constexpr int64_t kMaxRttSampleUs = 900000;
-// Silences a port needs, each one clean (canaries answered around it, sent
-// below any loss rate), before it is filtered.
-constexpr uint8_t kCleanSilences = 2;
 // On a host where no port has ever answered there is no canary: a port is
 // filtered after this many silences, one sweep after another.
 constexpr uint8_t kSilentHostTries = 3;
@@ -149,7 +147,8 @@ EngineStats Engine::Stats() const {
                      stat_scans_.load(),
                      stat_local_retries_.load(),
                      stat_canaries_.load(),
-                     stat_canaries_lost_.load()};
+                     stat_canaries_lost_.load(),
+                     stat_canaries_lost_to_path_.load()};
 }
 
 void Engine::Wake() {
@@ -410,10 +409,6 @@ void Engine::OnConnectResult(Probe& probe, int error_number, bool from_network, 
     OnCanaryResult(probe, outcome);
     return;
   }
-  if (answered && outcome != ConnectOutcome::kFiltered && job.silences(probe.index) > 0) {
-    // An earlier probe of this port went unanswered, so it was dropped.
-    target.losses.Record(job.silence_rate(probe.index), now);
-  }
   switch (outcome) {
     case ConnectOutcome::kOpen:
       target.LearnOpen(probe.port);
@@ -445,12 +440,12 @@ void Engine::OnCanaryResult(Probe& probe, ConnectOutcome outcome) {
     case ConnectOutcome::kOpen: {
       linger reset{1, 0};  // no TIME_WAIT, and the service sees a reset at once
       setsockopt(probe.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
-      target.ledger.Answer(probe.canary_seq);
+      target.CanaryAnswered(probe.canary_seq);
       break;
     }
     case ConnectOutcome::kClosed:
     case ConnectOutcome::kFiltered:
-      target.ledger.Answer(probe.canary_seq);
+      target.CanaryAnswered(probe.canary_seq);
       break;
     case ConnectOutcome::kTimedOut:
       OnCanaryLate(probe);
@@ -466,7 +461,9 @@ void Engine::OnCanaryResult(Probe& probe, ConnectOutcome outcome) {
 
 void Engine::OnCanaryLate(Probe& probe) {
   stat_canaries_lost_.fetch_add(1, std::memory_order_relaxed);
-  probe.job->target->CanaryLost(probe.canary_seq, NowUs());
+  if (probe.job->target->CanaryLost(probe.canary_seq, NowUs()) == PathLoss::Kind::kPath) {
+    stat_canaries_lost_to_path_.fetch_add(1, std::memory_order_relaxed);
+  }
   LeaveConnecting(probe);
   CloseProbe(probe);
 }
@@ -491,8 +488,9 @@ void Engine::OnConnectTimeout(Probe& probe, bool clean) {
   LeaveConnecting(probe);
   ScanJob& job = *probe.job;
   const TargetState& target = *job.target;
-  job.RecordSilence(probe.index, clean, probe.rate);
-  bool filtered = job.clean_silences(probe.index) >= kCleanSilences ||
+  job.RecordSilence(probe.index, clean);
+  int needed = SilencesForFiltered(target.path_loss.loss(), job.AnsweringEstimate());
+  bool filtered = job.clean_silences(probe.index) >= needed ||
                   (!target.has_canary() && job.silences(probe.index) >= kSilentHostTries);
   if (filtered) {
     Resolve(probe, PortState::kFiltered);

@@ -2,9 +2,12 @@
 // wake or stop it. Every scan of the process shares it: a global socket
 // budget (from RLIMIT_NOFILE), and per target a socket budget and a paced
 // rate with canary probes (target_state.h), filled round-robin so parallel
-// scans slow down fairly. A silent port is filtered only after two silences
-// that canaries show the host was answering around, sent below any rate at
-// which it dropped probes. Public methods may be called from any thread;
+// scans slow down fairly. The canaries' losses are split into the path's own
+// random loss, which the pace ignores, and loss beyond it, which cuts the
+// pace (path_loss.h). A silent port is filtered only after silences that
+// canaries show the host was answering around, sent below any rate at which
+// it dropped probes, and too many for the path's own loss to explain
+// (filtered_rule.h). Public methods may be called from any thread;
 // everything else runs on the engine thread.
 #pragma once
 
@@ -30,20 +33,23 @@
 namespace selfscan {
 
 struct EngineOptions {
-  int max_in_flight = 0;            // sockets at once; 0 = from RLIMIT_NOFILE
-  int per_target_in_flight = 4096;  // connects outstanding to one address
-  int initial_rate = 2000;          // connects/s to a new target, before slow start
-  int connect_threads = -1;         // threads beside the engine's that run connects; -1 = cores - 1
+  int max_in_flight = 0;  // sockets at once; 0 = from RLIMIT_NOFILE
+  // Connects outstanding to one address: covers pace x timeout (20,000/s
+  // with silent probes held 400 ms on a far path).
+  int per_target_in_flight = 8192;
+  int initial_rate = 2000;   // connects/s to a new target, before slow start
+  int connect_threads = -1;  // threads beside the engine's that run connects; -1 = cores - 1
 };
 
 struct EngineStats {
   int fd_limit;
   int budget;
   int in_flight;
-  int scans;               // started and not yet ended
-  uint64_t local_retries;  // probes put back after a local error (EMFILE...)
-  uint64_t canaries;       // canary probes sent
-  uint64_t canaries_lost;  // canaries that went unanswered (drops seen)
+  int scans;                       // started and not yet ended
+  uint64_t local_retries;          // probes put back after a local error (EMFILE...)
+  uint64_t canaries;               // canary probes sent
+  uint64_t canaries_lost;          // canaries that went unanswered (drops seen)
+  uint64_t canaries_lost_to_path;  // of those, judged the path's random loss
 };
 
 class Engine {
@@ -174,6 +180,7 @@ class Engine {
   std::atomic<uint64_t> stat_local_retries_{0};
   std::atomic<uint64_t> stat_canaries_{0};
   std::atomic<uint64_t> stat_canaries_lost_{0};
+  std::atomic<uint64_t> stat_canaries_lost_to_path_{0};
   std::thread thread_;
 };
 

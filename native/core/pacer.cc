@@ -57,9 +57,9 @@ void Pacer::Tick(int64_t now_us, int64_t epoch_us) {
   sent_in_epoch_ = 0;
 }
 
-void Pacer::OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double lost_share) {
+void Pacer::OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double excess_share) {
   if (sent_us < last_cut_us_) return;
-  double keep = std::clamp((1 - lost_share) * kGoodputMargin, kDeepestCut, kShallowestCut);
+  double keep = std::clamp((1 - excess_share) * kGoodputMargin, kDeepestCut, kShallowestCut);
   rate_ = std::max(kMinRate, std::min(rate_, sent_rate) * keep);
   tokens_ = std::min(tokens_, 1.0);
   slow_start_ = false;

@@ -1,8 +1,10 @@
 // How fast probes may go to one target: a rate (connects per second), not
 // only a window, because with a sub-millisecond RTT a window bounds nothing.
-// The rate doubles per epoch until the first loss (slow start), then grows
-// by a percent per epoch; a lost canary cuts it to the measured goodput, as
-// TCP congestion control and masscan/ZMap-style pacing would. Tokens are
+// The rate doubles per epoch until the first loss beyond the path's own
+// random loss (path_loss.h; slow start), then grows by a percent per epoch;
+// each such loss cuts it to the measured goodput, as TCP congestion control
+// and masscan/ZMap-style pacing would, while the path's own loss leaves it
+// be, as BBR does. Tokens are
 // capped at a fraction of a millisecond's worth, so a stall in the engine
 // loop never turns into a burst that a small-burst limiter would drop.
 // Engine thread only.
@@ -35,10 +37,11 @@ class Pacer {
   // Grows the rate once per epoch, only while the target used what it was
   // given (an application-limited target learns nothing about the network).
   void Tick(int64_t now_us, int64_t epoch_us);
-  // A canary sent at `sent_us` at `sent_rate` went unanswered; `lost_share`
-  // is the recent share of canaries lost. One cut per loss episode: losses
-  // of probes sent before the last cut were already answered by it.
-  void OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double lost_share);
+  // A canary sent at `sent_us` at `sent_rate` was lost beyond the path's
+  // own loss; `excess_share` is the recent share of canaries so lost. One
+  // cut per loss episode: losses of probes sent before the last cut were
+  // already answered by it.
+  void OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double excess_share);
 
  private:
   void Refill(int64_t now_us, double ceiling);

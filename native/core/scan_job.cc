@@ -49,11 +49,10 @@ void ScanJob::PutBack(Work work) { put_back_.push_front(work); }
 
 void ScanJob::Reprobe(uint32_t index) { reprobe_.push_back(Work{index}); }
 
-void ScanJob::RecordSilence(uint32_t index, bool clean, double rate) {
+void ScanJob::RecordSilence(uint32_t index, bool clean) {
   Silence& silence = silence_[index];
   if (silence.count < UINT8_MAX) ++silence.count;
   if (clean && silence.clean < UINT8_MAX) ++silence.clean;
-  silence.rate = static_cast<float>(rate);
 }
 
 void ScanJob::Resolve(uint32_t index, PortState state, const std::string* banner) {
@@ -61,8 +60,14 @@ void ScanJob::Resolve(uint32_t index, PortState state, const std::string* banner
   states_[index] = state;
   if (banner != nullptr) banners_.emplace(index, *banner);
   ++resolved_;
+  if (state == PortState::kOpen || state == PortState::kClosed) ++answered_;
   uint32_t chunk = ChunkOf(index);
   if (--chunk_pending_[chunk] == 0) EmitChunk(chunk, true);
+}
+
+double ScanJob::AnsweringEstimate() const {
+  double share = (static_cast<double>(answered_) + 1) / (static_cast<double>(cursor_) + 1);
+  return std::min(1.0, share) * static_cast<double>(spec_.ports.size());
 }
 
 void ScanJob::EmitChunk(uint32_t chunk, bool complete) {

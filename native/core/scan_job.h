@@ -46,19 +46,19 @@ class ScanJob {
   void PutBack(Work work);  // a local error: probe it again, nothing learnt
   void Reprobe(uint32_t index);
 
-  // A silence of port `index`, sent at `rate` connects/s; `clean` when the
-  // canaries around it answered and the rate was below any loss seen.
-  void RecordSilence(uint32_t index, bool clean, double rate);
+  // A silence of port `index`; `clean` when the canaries around it
+  // answered and it was sent below any rate of excess loss seen.
+  void RecordSilence(uint32_t index, bool clean);
   uint8_t silences(uint32_t index) const { return silence_[index].count; }
   uint8_t clean_silences(uint32_t index) const { return silence_[index].clean; }
-  // The rate of the port's last silence (0 = none): an answer after it
-  // means that probe was dropped.
-  double silence_rate(uint32_t index) const { return silence_[index].rate; }
 
   // Records a port's final state. Emits its chunk when that was the last
   // port of the chunk. A port is decided once; a second call is ignored.
   void Resolve(uint32_t index, PortState state, const std::string* banner);
   bool AllResolved() const { return resolved_ == spec_.ports.size(); }
+  // How many of the scan's ports are expected to answer (open or closed):
+  // the share of those probed so far that did, over all the ports.
+  double AnsweringEstimate() const;
 
   // Ends the scan. kIncomplete also emits what unfinished chunks found.
   // `timing`: what the target's state had learned by now.
@@ -87,7 +87,6 @@ class ScanJob {
   struct Silence {
     uint8_t count = 0;
     uint8_t clean = 0;
-    float rate = 0;
   };
 
   uint32_t cursor_ = 0;
@@ -100,6 +99,7 @@ class ScanJob {
   std::vector<bool> chunk_emitted_;
   uint32_t chunks_complete_ = 0;
   size_t resolved_ = 0;
+  size_t answered_ = 0;  // resolved open or closed
   bool ended_ = false;
   bool end_sent_ = false;
   ScanEnd end_;

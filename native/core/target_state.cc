@@ -85,11 +85,21 @@ int64_t TargetState::CanaryLateUs(const TimeoutBounds& bounds) const {
   return std::min(late, rtt.TimeoutUs(bounds));
 }
 
-void TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
-  ledger.Lose(seq);
+void TargetState::CanaryAnswered(uint32_t seq) {
+  if (ledger.Answer(seq)) path_loss.Answered(ledger.rate(seq));
+}
+
+PathLoss::Kind TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
   double sent_rate = ledger.rate(seq);
+  PathLoss::Kind kind = path_loss.Lost(sent_rate);
+  if (kind == PathLoss::Kind::kPath) {
+    ledger.LoseToPath(seq);
+    return kind;
+  }
+  ledger.Lose(seq);
   losses.Record(sent_rate, now_us);
-  pacer.OnLoss(ledger.sent_us(seq), sent_rate, now_us, ledger.lost_share());
+  pacer.OnLoss(ledger.sent_us(seq), sent_rate, now_us, path_loss.excess_share());
+  return kind;
 }
 
 CanaryLedger::Verdict TargetState::JudgeSilence(uint32_t canary_after, double rate) const {

@@ -1,8 +1,8 @@
 // What the engine knows of one target address, shared by every scan of it:
 // its RTT, the pace probes may go at, the canary ports and how the canaries
-// fared, the rates at which it dropped probes, and how many connects are
-// outstanding. From these it judges whether a silence is evidence of a
-// filter. Engine thread only.
+// fared, the path's own loss and the rates at which the host dropped probes
+// beyond it, and how many connects are outstanding. From these it judges
+// whether a silence is evidence of a filter. Engine thread only.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include "canary_ledger.h"
 #include "loss_history.h"
 #include "pacer.h"
+#include "path_loss.h"
 #include "rtt_estimator.h"
 #include "scan_spec.h"
 
@@ -47,8 +48,11 @@ class TargetState {
   // How long a canary may take before it counts as lost.
   int64_t CanaryLateUs(const TimeoutBounds& bounds) const;
 
-  // A canary went unanswered: the host was dropping; slow down.
-  void CanaryLost(uint32_t seq, int64_t now_us);
+  // A canary was answered.
+  void CanaryAnswered(uint32_t seq);
+  // A canary went unanswered. The path's own loss changes nothing; loss
+  // beyond it means the host (or a queue) was dropping: slow down.
+  PathLoss::Kind CanaryLost(uint32_t seq, int64_t now_us);
   // A silence of a probe launched with `canary_after` at `rate`: clean (it
   // counts towards filtered), not clean, or undecided until the canaries
   // around it have come back.
@@ -57,7 +61,8 @@ class TargetState {
   RttEstimator rtt;
   Pacer pacer;
   CanaryLedger ledger;
-  LossHistory losses;
+  PathLoss path_loss;
+  LossHistory losses;         // rates of excess loss only
   int connecting = 0;         // probes waiting for the handshake to answer
   int awaiting_canaries = 0;  // silent probes whose verdict waits for canaries
   bool sweeping = false;      // some scan of it has not finished its first pass

@@ -43,7 +43,7 @@ export type NativeScanDefaults = Readonly<
 
 export interface NativeEngineOptions {
   maxInFlight?: number;
-  /** Connects outstanding to one address. Default 4096. */
+  /** Connects outstanding to one address. Default 8192. */
   perTargetInFlight?: number;
   /** Connects per second to a new address before slow start (a request's `timing` overrides it). Default 2000. */
   initialRate?: number;
@@ -83,8 +83,10 @@ export interface NativeEngineStats {
   localRetries: number;
   /** Canary probes sent: re-probes of ports known to answer, to see drops. */
   canaries: number;
-  /** Canaries that went unanswered: the host was dropping probes. */
+  /** Canaries that went unanswered: the path lost them, or the host was dropping probes. */
   canariesLost: number;
+  /** Of those, the ones judged the path's own random loss (the pace ignores them). */
+  canariesLostToPath: number;
 }
 
 export interface NativeBinding {

@@ -1,0 +1,93 @@
+#include "path_loss.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace selfscan {
+
+namespace {
+// A window holding this few losses or more is excess when random loss at
+// the path's rate would make it less often than this.
+constexpr double kExcessTail = 1e-4;
+// Judging never assumes a lossless path: a stray loss or two in a window is
+// no limiter.
+constexpr double kMinReference = 0.001;
+// A band of pace counts for the reference once it has this many canaries.
+constexpr uint32_t kBandMin = 200;
+constexpr double kBandsPerOctave = 2;
+constexpr double kShareWeight = 1.0 / 16;
+
+// The share lost of `settled` with `lost` lost, leaning high while few are
+// in (a prior of half a loss).
+double ShareOf(double lost, double settled) { return (lost + 0.5) / (settled + 1); }
+}  // namespace
+
+size_t PathLoss::BandOf(double rate) {
+  if (!(rate > 1)) return 0;
+  return std::min(kBands - 1, static_cast<size_t>(std::log2(rate) * kBandsPerOctave));
+}
+
+void PathLoss::Settle(double rate, bool lost) {
+  if (window_filled_ == kWindow) {
+    window_lost_ -= window_[window_next_] ? 1 : 0;
+  } else {
+    ++window_filled_;
+  }
+  window_[window_next_] = lost;
+  window_lost_ += lost ? 1 : 0;
+  window_next_ = (window_next_ + 1) % kWindow;
+  Band& band = bands_[BandOf(rate)];
+  ++band.settled;
+  band.lost += lost ? 1 : 0;
+  lost_share_ += ((lost ? 1.0 : 0.0) - lost_share_) * kShareWeight;
+}
+
+void PathLoss::Answered(double rate) {
+  Settle(rate, false);
+  ++answered_;
+}
+
+PathLoss::Kind PathLoss::Lost(double rate) {
+  double reference = std::max(reference_loss(), kMinReference);
+  Settle(rate, true);
+  int trials = static_cast<int>(window_filled_);
+  if (BinomialTail(trials, window_lost_, reference) < kExcessTail) {
+    ++lost_excess_;
+    return Kind::kExcess;
+  }
+  ++lost_path_;
+  return Kind::kPath;
+}
+
+double PathLoss::loss() const {
+  return ShareOf(static_cast<double>(lost_path_), static_cast<double>(answered_ + lost_path_));
+}
+
+double PathLoss::reference_loss() const {
+  double reference = loss();
+  for (const Band& band : bands_) {
+    if (band.settled >= kBandMin) reference = std::min(reference, ShareOf(band.lost, band.settled));
+  }
+  return reference;
+}
+
+double PathLoss::excess_share() const { return std::max(0.0, lost_share_ - reference_loss()); }
+
+double PathLoss::BinomialTail(int trials, int losses, double p) {
+  if (losses <= 0) return 1;
+  if (losses > trials || p <= 0) return 0;
+  if (p >= 1) return 1;
+  // The first term in logs (it may be tiny), then each from the one before.
+  double log_term = std::lgamma(trials + 1.0) - std::lgamma(losses + 1.0) -
+                    std::lgamma(trials - losses + 1.0) + losses * std::log(p) +
+                    (trials - losses) * std::log1p(-p);
+  double term = std::exp(log_term);
+  double sum = 0;
+  for (int k = losses; k <= trials && term > 0; ++k) {
+    sum += term;
+    term *= static_cast<double>(trials - k) / (k + 1) * p / (1 - p);
+  }
+  return std::min(1.0, sum);
+}
+
+}  // namespace selfscan

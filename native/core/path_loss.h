@@ -1,0 +1,69 @@
+// The loss a target's canaries meet, split in two. The path's own loss
+// (random loss on the way) stays flat whatever the pace: retransmit through
+// it and keep the pace. Loss beyond it appears or grows when the pace rises
+// (a limiter, a full queue): back off. A lost canary is judged against the
+// recent window of canaries: more losses than the path's measured rate
+// explains (a binomial tail below 1e-4) is excess, anything else is the
+// path's. The path's rate is measured over the canaries judged the path's,
+// and, for judging, also per band of pace: a limiter's loss only grows with
+// the pace, so the least lossy band with enough canaries shows the path
+// alone even when some limiter loss was let through as the path's. Pure
+// logic; engine thread only.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace selfscan {
+
+class PathLoss {
+ public:
+  enum class Kind : uint8_t { kPath, kExcess };
+
+  // A canary sent at `rate` (connects/s) was answered.
+  void Answered(double rate);
+  // A canary sent at `rate` went unanswered: the path's own loss, or more.
+  Kind Lost(double rate);
+
+  // The share of probes the path loses (a SYN or its answer), as measured
+  // over the canaries judged the path's; with few canaries it leans high.
+  // What the rule for `filtered` reads.
+  double loss() const;
+  // What a loss is judged against: the lower of loss() and the least lossy
+  // band of pace that has enough canaries.
+  double reference_loss() const;
+  // Recent share of canaries lost beyond the path's loss, for the goodput
+  // cut after excess loss.
+  double excess_share() const;
+  // Canaries settled (answered or lost), and lost, in all.
+  uint64_t settled() const { return answered_ + lost_path_ + lost_excess_; }
+  uint64_t lost_path() const { return lost_path_; }
+  uint64_t lost_excess() const { return lost_excess_; }
+
+  // P(X >= losses) for X ~ Binomial(trials, p): how likely random loss at
+  // rate p makes at least `losses` of `trials` canaries go unanswered.
+  static double BinomialTail(int trials, int losses, double p);
+
+ private:
+  static constexpr size_t kWindow = 64;
+  static constexpr size_t kBands = 64;
+  struct Band {
+    uint32_t settled = 0;
+    uint32_t lost = 0;
+  };
+  static size_t BandOf(double rate);
+  void Settle(double rate, bool lost);
+
+  std::array<bool, kWindow> window_{};  // recent canaries, true = lost
+  size_t window_next_ = 0;
+  size_t window_filled_ = 0;
+  int window_lost_ = 0;
+  std::array<Band, kBands> bands_{};
+  uint64_t answered_ = 0;
+  uint64_t lost_path_ = 0;
+  uint64_t lost_excess_ = 0;
+  double lost_share_ = 0;  // moving average over settled canaries
+};
+
+}  // namespace selfscan
