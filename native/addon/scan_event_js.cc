@@ -38,6 +38,7 @@ Napi::Object ChunkToJs(Napi::Env env, const Chunk& chunk) {
   Napi::Uint16Array filtered = Napi::Uint16Array::New(env, chunk.filtered.size());
   std::copy(chunk.filtered.begin(), chunk.filtered.end(), filtered.Data());
   out.Set("filtered", filtered);
+  out.Set("etaMs", chunk.eta_us < 0 ? env.Null() : Napi::Number::New(env, chunk.eta_us / 1000.0));
   return out;
 }
 

@@ -635,8 +635,18 @@ void Engine::EnforceBudgets(int64_t now) {
   }
 }
 
+int64_t Engine::EtaUs(const ScanJob& job) const {
+  const TargetState& target = *job.target;
+  if (!target.rtt.HasSamples()) return -1;
+  int silences = SilencesForFiltered(target.path_loss.loss(), job.AnsweringEstimate());
+  double owed = job.ProbesOwed(silences);
+  int64_t timeout = target.rtt.TimeoutUs(job.spec().timeouts);
+  return static_cast<int64_t>(owed / std::max(target.rate(), 1.0) * 1e6) + silences * timeout;
+}
+
 void Engine::FlushJobs() {
   for (size_t i = 0; i < jobs_.size();) {
+    if (jobs_[i]->NeedsEta()) jobs_[i]->StampEta(jobs_[i]->ended() ? 0 : EtaUs(*jobs_[i]));
     if (jobs_[i]->Flush(*sink_)) {
       Detach(i);
     } else {

@@ -123,6 +123,9 @@ class Engine {
   void ExpireTimers(int64_t now);
   void EnforceBudgets(int64_t now);
   void FlushJobs();
+  // The time `job` still needs as its target's path shows it; -1 until the
+  // target has answered once.
+  int64_t EtaUs(const ScanJob& job) const;
   int64_t WaitTimeoutUs(int64_t now, bool more_to_launch) const;
   int Wait(epoll_event* events, int max_events, int64_t timeout_us);
 

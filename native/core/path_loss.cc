@@ -12,6 +12,11 @@ constexpr double kExcessTail = 1e-4;
 // Judging never assumes a lossless path: a stray loss or two in a window is
 // no limiter.
 constexpr double kMinReference = 0.001;
+// Judging leans low: as if this many canaries had been answered before the
+// first, so early losses, before the path's rate is known, read as excess
+// (a limiter that drops a large share from the start must not pass for the
+// path, which would then judge its loss by that share).
+constexpr double kReferencePrior = 64;
 // A band of pace counts for the reference once it has this many canaries.
 constexpr uint32_t kBandMin = 200;
 constexpr double kBandsPerOctave = 2;
@@ -64,7 +69,8 @@ double PathLoss::loss() const {
 }
 
 double PathLoss::reference_loss() const {
-  double reference = loss();
+  double reference = static_cast<double>(lost_path_) /
+                     (static_cast<double>(answered_ + lost_path_) + kReferencePrior);
   for (const Band& band : bands_) {
     if (band.settled >= kBandMin) reference = std::min(reference, ShareOf(band.lost, band.settled));
   }

@@ -30,8 +30,9 @@ class PathLoss {
   // over the canaries judged the path's; with few canaries it leans high.
   // What the rule for `filtered` reads.
   double loss() const;
-  // What a loss is judged against: the lower of loss() and the least lossy
-  // band of pace that has enough canaries.
+  // What a loss is judged against, leaning low: the path's share as if many
+  // canaries had been answered first, or the least lossy band of pace that
+  // has enough canaries, whichever is lower.
   double reference_loss() const;
   // Recent share of canaries lost beyond the path's loss, for the goodput
   // cut after excess loss.

@@ -27,6 +27,10 @@ struct Chunk {
   std::vector<OpenPort> open;
   std::vector<uint16_t> filtered;
   uint32_t closed = 0;
+  // Time the scan still needs as its target's path shows it (probes owed at
+  // the pace, plus the timeouts of the rounds still to come); -1 until the
+  // target has answered once.
+  int64_t eta_us = -1;
 };
 
 enum class ScanStatus : uint8_t { kComplete, kIncomplete, kCancelled, kFailed };

@@ -51,6 +51,7 @@ void ScanJob::Reprobe(uint32_t index) { reprobe_.push_back(Work{index}); }
 
 void ScanJob::RecordSilence(uint32_t index, bool clean) {
   Silence& silence = silence_[index];
+  if (silence.count == 0) ++silent_ports_;
   if (silence.count < UINT8_MAX) ++silence.count;
   if (clean && silence.clean < UINT8_MAX) ++silence.clean;
 }
@@ -68,6 +69,18 @@ void ScanJob::Resolve(uint32_t index, PortState state, const std::string* banner
 double ScanJob::AnsweringEstimate() const {
   double share = (static_cast<double>(answered_) + 1) / (static_cast<double>(cursor_) + 1);
   return std::min(1.0, share) * static_cast<double>(spec_.ports.size());
+}
+
+double ScanJob::ProbesOwed(int silences) const {
+  double silent_share = std::min(1.0, static_cast<double>(silent_ports_) / (cursor_ + 1.0));
+  double per_new_port = 1 + silent_share * (silences - 1);
+  double owed = 0;
+  for (size_t i = 0; i < states_.size(); ++i) {
+    if (states_[i] != PortState::kPending) continue;
+    const Silence& silence = silence_[i];
+    owed += silence.count == 0 ? per_new_port : std::max(1, silences - silence.clean);
+  }
+  return owed;
 }
 
 void ScanJob::EmitChunk(uint32_t chunk, bool complete) {
@@ -103,6 +116,15 @@ void ScanJob::EmitChunk(uint32_t chunk, bool complete) {
   chunk_emitted_[chunk] = true;
   if (complete) ++chunks_complete_;
   outbox_.push_back(std::move(event));
+  needs_eta_ = true;
+}
+
+void ScanJob::StampEta(int64_t eta_us) {
+  for (auto& event : outbox_) {
+    if (event->kind == ScanEvent::Kind::kChunk && event->chunk.eta_us < 0)
+      event->chunk.eta_us = eta_us;
+  }
+  needs_eta_ = false;
 }
 
 void ScanJob::Finish(ScanStatus status, int64_t now_us, const LearnedTiming& timing,

@@ -59,12 +59,21 @@ class ScanJob {
   // How many of the scan's ports are expected to answer (open or closed):
   // the share of those probed so far that did, over all the ports.
   double AnsweringEstimate() const;
+  // Probes still owed when a port needs `silences` clean silences to be
+  // filtered: one for each port not yet probed, more for the share that go
+  // silent, and what each silent port still lacks.
+  double ProbesOwed(int silences) const;
 
   // Ends the scan. kIncomplete also emits what unfinished chunks found.
   // `timing`: what the target's state had learned by now.
   void Finish(ScanStatus status, int64_t now_us, const LearnedTiming& timing, int error_number = 0,
               const char* syscall = "");
   bool ended() const { return ended_; }
+
+  // Chunks emitted since the last StampEta wait for their eta (the engine
+  // reads the target's path for it).
+  bool NeedsEta() const { return needs_eta_; }
+  void StampEta(int64_t eta_us);
 
   // Hands queued events to the sink in order; true once the end event has
   // been delivered (after the job's last socket closed) and the job can be
@@ -99,9 +108,11 @@ class ScanJob {
   std::vector<bool> chunk_emitted_;
   uint32_t chunks_complete_ = 0;
   size_t resolved_ = 0;
-  size_t answered_ = 0;  // resolved open or closed
+  size_t answered_ = 0;      // resolved open or closed
+  size_t silent_ports_ = 0;  // ports that went unanswered at least once
   bool ended_ = false;
   bool end_sent_ = false;
+  bool needs_eta_ = false;
   ScanEnd end_;
   std::deque<std::unique_ptr<ScanEvent>> outbox_;
 };

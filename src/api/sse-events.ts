@@ -3,7 +3,7 @@
 // the result shapes GET returns.
 import * as z from 'zod';
 
-import { count, portList } from './scan-fields.js';
+import { count, etaSeconds, portList } from './scan-fields.js';
 import { ScanResultFailed, ScanResultFinished, ScanResultInFlight } from './scan-result.js';
 
 /** Payload of `scan:queued`: the in-flight state. */
@@ -12,9 +12,13 @@ export const SseQueued = ScanResultInFlight.meta({
 });
 export type SseQueued = z.output<typeof SseQueued>;
 
-/** Payload of `scan:progress`: the in-flight state without the eta, with the open ports so far. */
+/** Payload of `scan:progress`: the in-flight state, with the open ports so far and, once the path gave one, the eta. */
 export const SseProgress = ScanResultInFlight.omit({ eta_seconds: true })
   .extend({
+    eta_seconds: etaSeconds.optional().meta({
+      description:
+        'Seconds the scan is still expected to take, from the path to its target: the probes still owed at the pace the target takes, plus the timeouts of the retransmission rounds its loss calls for. Absent until the target has answered once. A hint, not a guarantee.',
+    }),
     ports_open: portList('Open ports found so far.'),
     filtered_count: count('Filtered ports found so far.'),
     chunk_index: z.int().min(0).optional().meta({

@@ -43,7 +43,8 @@ export class ProgressView {
       return;
     }
     const elapsed = (Date.now() - this.started) / 1000;
-    const eta = fraction > 0 ? (elapsed * (1 - fraction)) / fraction : progress.etaSeconds;
+    // The server's eta from the path when it sends one, else extrapolated from the chunks done.
+    const eta = progress.etaSeconds ?? (fraction > 0 ? (elapsed * (1 - fraction)) / fraction : undefined);
     const filled = Math.round(fraction * WIDTH);
     this.draw(`[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${counts}${eta === undefined || fraction >= 1 ? '' : `, ETA ${Math.ceil(eta)} s`}`);
   }

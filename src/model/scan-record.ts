@@ -31,6 +31,17 @@ export interface ScanRecord {
   failReason: FailReason | null;
   /** The cluster region whose scanner nodes run it; absent in a single process. */
   region?: string;
+  /**
+   * When the scanner expects the scan to end (Unix ms), from its target's
+   * path (the pace, the round trip and the path's loss) as of its last
+   * finished chunk; absent until the target has answered.
+   */
+  pathDoneAt?: number;
+}
+
+/** Seconds until `record` is expected to end by its path, as of `now`; undefined when the path has not said. */
+export function pathEtaSeconds(record: ScanRecord, now: number): number | undefined {
+  return record.pathDoneAt === undefined ? undefined : Math.max(0, Math.ceil((record.pathDoneAt - now) / 1000));
 }
 
 export function isFinal(status: ScanStatus): status is FinalStatus {

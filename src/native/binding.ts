@@ -59,6 +59,8 @@ export interface NativeChunkEvent {
   closed: number;
   open: { port: number; banner: string | null }[];
   filtered: Uint16Array;
+  /** Time the scan still needs as the target's path shows it; null until the target has answered. */
+  etaMs: number | null;
 }
 
 export interface NativeEndEvent {

@@ -16,6 +16,13 @@ export interface ScanChunk {
   open: Port[];
   filtered: Port[];
   closed: number;
+  /**
+   * Time the scan still needs, as its target's path shows it when the chunk
+   * is done: the probes still owed at the pace in force (more for ports that
+   * go silent, as many as the path's loss makes `filtered` need), plus the
+   * timeouts of the rounds still to come. Null until the target has answered.
+   */
+  etaMs: number | null;
 }
 
 /** How a scan ended (a scan that could not run rejects instead). */
@@ -79,6 +86,7 @@ function toChunk(event: NativeChunkEvent): ScanChunk {
     total: event.total,
     complete: event.complete,
     closed: event.closed,
+    etaMs: event.etaMs,
     open: event.open.map(({ port, banner }) => ({ port, state: 'open', service: serviceName(port), banner })),
     filtered: Array.from(event.filtered, (port) => ({ port, state: 'filtered', service: serviceName(port), banner: null })),
   };

@@ -4,7 +4,7 @@ import type { ScanQueued } from '../api/scan-queued.js';
 import type { ScanResult, ScanResultFinal, ScanResultInFlight, ScanResultNone } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { SseProgress } from '../api/sse-events.js';
-import { isFinal, type ScanRecord } from '../model/scan-record.js';
+import { isFinal, pathEtaSeconds, type ScanRecord } from '../model/scan-record.js';
 
 /** Live facts of a queued or running scan that the record does not hold. */
 export interface InFlightFacts {
@@ -45,8 +45,12 @@ export function inFlightBody(record: ScanRecord, facts: InFlightFacts): ScanResu
   };
 }
 
-/** The payload of scan:progress: a running scan, so nothing is ahead of it; `chunkIndex`: the chunk just verified whole. */
-export function progressBody(record: ScanRecord, chunkIndex?: number): SseProgress {
+/**
+ * The payload of scan:progress: a running scan, so nothing is ahead of it;
+ * `chunkIndex`: the chunk just verified whole; `now` (Unix ms): when it is
+ * sent, for the eta the scan's path gives, if it gave one.
+ */
+export function progressBody(record: ScanRecord, chunkIndex?: number, now?: number): SseProgress {
   const { eta_seconds: _eta, ...inFlight } = inFlightBody(record, { queuePosition: 0, etaSeconds: 0 });
   const body: SseProgress = {
     ...inFlight,
@@ -54,6 +58,8 @@ export function progressBody(record: ScanRecord, chunkIndex?: number): SseProgre
     filtered_count: record.portsFiltered.length,
   };
   if (chunkIndex !== undefined) body.chunk_index = chunkIndex;
+  const eta = now === undefined ? undefined : pathEtaSeconds(record, now);
+  if (eta !== undefined) body.eta_seconds = eta;
   return body;
 }
 

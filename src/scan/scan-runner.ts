@@ -140,12 +140,13 @@ export class ScanRunner {
     const { record, checkpoints } = run;
     const index = run.indexes === null ? chunk.index : run.indexes[chunk.index]!;
     const found: SavedChunk = { open: chunk.open, filtered: chunk.filtered };
+    if (chunk.etaMs !== null) record.pathDoneAt = this.options.clock.now() + chunk.etaMs;
     const saved = chunk.complete && checkpoints !== undefined ? this.save(checkpoints, record, index, found) : undefined;
     const count = (): void => {
       if (chunk.complete) record.chunksComplete++;
       record.portsOpen.push(...found.open);
       record.portsFiltered.push(...found.filtered);
-      this.options.events.progress(record.id, () => progressBody(record, chunk.complete ? index : undefined));
+      this.options.events.progress(record.id, () => progressBody(record, chunk.complete ? index : undefined, this.options.clock.now()));
     };
     if (saved === undefined && run.uncounted === 0) return count(); // nothing to wait for: counted at once
     run.uncounted++;

@@ -11,7 +11,7 @@ import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanAdmit } from '../limits/scan-admit.js';
 import type { Clock } from '../model/clock.js';
-import { isFinal, queuedRecord, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
+import { isFinal, pathEtaSeconds, queuedRecord, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../store/result-store.js';
 import { EtaEstimator } from './eta-estimator.js';
 import { type FinalEntry, FinalResults } from './final-results.js';
@@ -113,7 +113,8 @@ export class ScanService implements Scans {
     if (scan === undefined) return null;
     if (afterId === undefined) return this.subscribe(scan.record, listener);
     // Ids keep growing for the whole scan, so the stamped snapshot is newer than any id sent.
-    const initial: InitialEvent[] = scan.record.status === 'running' ? [{ name: 'scan:progress', data: progressBody(scan.record) }] : [];
+    const initial: InitialEvent[] =
+      scan.record.status === 'running' ? [{ name: 'scan:progress', data: progressBody(scan.record, undefined, this.options.clock.now()) }] : [];
     return this.options.events.subscribe(scan.record.id, listener, initial);
   }
 
@@ -185,13 +186,14 @@ export class ScanService implements Scans {
       return { queuePosition: position, etaSeconds: this.eta.etaSeconds(scanType, position + queue.running(scanType), concurrency) };
     }
     const elapsed = clock.now() - (startedAt ?? clock.now());
-    return { queuePosition: 0, etaSeconds: this.eta.etaSeconds(scanType, 0, concurrency, elapsed) };
+    const fromPath = pathEtaSeconds(record, clock.now());
+    return { queuePosition: 0, etaSeconds: fromPath ?? this.eta.etaSeconds(scanType, 0, concurrency, elapsed) };
   }
 
   private subscribe(record: ScanRecord, listener?: ScanListener): Watch {
     if (listener === undefined) return UNWATCHED;
     const initial: InitialEvent[] = [{ name: 'scan:queued', data: inFlightBody(record, this.facts(record)) }];
-    if (record.status === 'running') initial.push({ name: 'scan:progress', data: progressBody(record) });
+    if (record.status === 'running') initial.push({ name: 'scan:progress', data: progressBody(record, undefined, this.options.clock.now()) });
     return this.options.events.subscribe(record.id, listener, initial);
   }
 }

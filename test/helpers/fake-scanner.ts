@@ -30,7 +30,7 @@ export class FakeScanner implements Pick<Scanner, 'scan'> {
       request,
       cancelled: false,
       chunk: (partial) => {
-        const chunk: ScanChunk = { total: 1, complete: true, open: [], filtered: [], closed: 0, ...partial };
+        const chunk: ScanChunk = { total: 1, complete: true, open: [], filtered: [], closed: 0, etaMs: null, ...partial };
         found.open.push(...chunk.open);
         found.filtered.push(...chunk.filtered);
         onChunk?.(chunk);

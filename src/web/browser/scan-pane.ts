@@ -129,6 +129,7 @@ export class ScanPane {
   }
 
   private onProgress(flight: Flight, event: SseProgress): void {
+    if (event.eta_seconds !== undefined) flight.etaSeconds = event.eta_seconds; // the path's, once known
     const open = new Set(event.ports_open.map((port) => port.port));
     if (event.chunk_index !== undefined) flight.map.chunkDone(chunkPorts(this.data, flight.scanType, event.chunk_index), open);
     flight.map.markOpen(open);
