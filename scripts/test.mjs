@@ -3,8 +3,10 @@
 // redis-server: its package's own service is kept from starting; chromium
 // for the page's browser tests; xmllint for the check client's JUnit)
 // and the lint needs (clang-format) when they are missing, lints (npm run
-// lint), builds the addon, type-checks and builds the TypeScript, runs every
-// vitest project, then prints one closing line "N passed, N failed".
+// lint), builds the addon, builds and runs the scanner core's C++ unit tests
+// (scripts/native-tests.mjs), type-checks and builds the TypeScript, runs
+// every vitest project, then prints one closing line "N passed, N failed"
+// counting both.
 // Extra arguments go to vitest, e.g. `npm test -- --project unit`: with the
 // unit project alone, nothing is compiled and nothing needs root (without
 // root, a missing clang-format skips only the C++ format check).
@@ -82,6 +84,20 @@ if (!unitOnly) {
     env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr' },
   });
 }
+// The core's C++ unit tests need the addon's compiler: they run wherever it is built.
+const native = { passed: 0, failed: 0, ok: true };
+if (!unitOnly) {
+  const result = spawnSync('node', ['scripts/native-tests.mjs'], { stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
+  process.stdout.write(result.stdout ?? '');
+  const summary = [...(result.stdout ?? '').matchAll(/^native: (\d+) passed, (\d+) failed$/gm)].at(-1);
+  if (!summary) {
+    console.error(`test: scripts/native-tests.mjs failed before its tests ran (${result.status ?? result.signal})`);
+    process.exit(result.status || 1);
+  }
+  native.passed = Number(summary[1]);
+  native.failed = Number(summary[2]);
+  native.ok = result.status === 0 && native.failed === 0;
+}
 run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 run('npx', ['tsc', '-p', 'src/web/browser/tsconfig.json']);
 run('npx', ['tsc', '-p', 'tsconfig.build.json']);
@@ -99,6 +115,8 @@ if (!existsSync(resultsFile)) {
 }
 const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
 const skipped = results.numPendingTests + results.numTodoTests;
-console.log(`\ntests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`);
-const ok = vitest.status === 0 && results.numFailedTests === 0 && results.numTotalTests > 0;
+const passed = results.numPassedTests + native.passed;
+const failed = results.numFailedTests + native.failed;
+console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+const ok = vitest.status === 0 && results.numFailedTests === 0 && results.numTotalTests > 0 && native.ok;
 process.exit(ok ? 0 : 1);
