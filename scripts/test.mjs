@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: installs the system tools the tests drive (nmap, ip, iptables,
 // redis-server: its package's own service is kept from starting; chromium
-// for the page's browser tests; xmllint for the check client's JUnit)
+// for the page's browser tests; xmllint for the check client's JUnit;
+// libnetfilter-queue-dev for the path emulator of the netns hosts)
 // and the lint needs (clang-format) when they are missing, lints (npm run
 // lint), builds the addon, builds and runs the scanner core's C++ unit tests
 // (scripts/native-tests.mjs), type-checks and builds the TypeScript, runs
@@ -51,8 +52,12 @@ function run(command, args, options = {}) {
   }
 }
 
+/** Packages known by a file they install rather than a command: the path emulator's library header. */
+const files = unitOnly ? {} : { '/usr/include/libnetfilter_queue/libnetfilter_queue.h': 'libnetfilter-queue-dev' };
+
 const missingCommands = Object.keys(tools).filter((command) => !has(command));
-const missing = [...new Set(missingCommands.map((command) => tools[command]))];
+const missingFiles = Object.keys(files).filter((file) => !existsSync(file));
+const missing = [...new Set([...missingCommands.map((command) => tools[command]), ...missingFiles.map((file) => files[file])])];
 if (missing.length > 0 && isRoot) {
   console.log(`test: installing ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

@@ -1,14 +1,21 @@
 #include "pacer.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace selfscan {
 
 namespace {
-constexpr double kMinRate = 20;          // connects/s; below any real limiter's floor
-constexpr double kMaxBurstUs = 500;      // tokens kept: this long's worth...
-constexpr double kMinBurstTokens = 1;    // ...but always one
-constexpr double kGrowth = 1.01;         // per epoch after the first loss
+constexpr double kMinRate = 20;        // connects/s; below any real limiter's floor
+constexpr double kMaxBurstUs = 500;    // tokens kept: this long's worth...
+constexpr double kMinBurstTokens = 1;  // ...but always one
+// After the first loss: 1 % per 5 ms of epoch (epochs are twice the RTT,
+// at least 5 ms), so a far path regains its pace in seconds as a near one
+// does, but at most 25 % an epoch (BBR's probing gain), since a far path
+// also answers an overshoot late.
+constexpr double kGrowth = 1.01;
+constexpr double kGrowthEpochUs = 5000;
+constexpr double kMaxGrowth = 1.25;
 constexpr double kDeepestCut = 0.1;      // at most to a tenth in one cut
 constexpr double kShallowestCut = 0.85;  // at least 15% off per loss episode
 constexpr double kGoodputMargin = 0.9;
@@ -51,14 +58,17 @@ void Pacer::Tick(int64_t now_us, int64_t epoch_us) {
   if (elapsed < epoch_us) return;
   double offered = rate_ * static_cast<double>(elapsed) / 1e6;
   if (static_cast<double>(sent_in_epoch_) >= offered / 2) {
-    rate_ *= slow_start_ ? 2 : kGrowth;
+    double growth =
+        std::min(kMaxGrowth, std::pow(kGrowth, static_cast<double>(epoch_us) / kGrowthEpochUs));
+    rate_ *= slow_start_ ? 2 : growth;
   }
   epoch_start_us_ = now_us;
   sent_in_epoch_ = 0;
 }
 
-void Pacer::OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double excess_share) {
-  if (sent_us < last_cut_us_) return;
+bool Pacer::OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double excess_share) {
+  if (sent_us < last_cut_us_) return false;
+  Refill(now_us, 0);  // the tokens due until now, capped, before they are clipped
   double keep = std::clamp((1 - excess_share) * kGoodputMargin, kDeepestCut, kShallowestCut);
   rate_ = std::max(kMinRate, std::min(rate_, sent_rate) * keep);
   tokens_ = std::min(tokens_, 1.0);
@@ -66,6 +76,7 @@ void Pacer::OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double exc
   last_cut_us_ = now_us;
   epoch_start_us_ = now_us;
   sent_in_epoch_ = 0;
+  return true;
 }
 
 }  // namespace selfscan

@@ -1,7 +1,8 @@
 // How fast probes may go to one target: a rate (connects per second), not
 // only a window, because with a sub-millisecond RTT a window bounds nothing.
 // The rate doubles per epoch until the first loss beyond the path's own
-// random loss (path_loss.h; slow start), then grows by a percent per epoch;
+// random loss (path_loss.h; slow start), then grows by a percent per 5 ms
+// of epoch (at most a quarter an epoch);
 // each such loss cuts it to the measured goodput, as TCP congestion control
 // and masscan/ZMap-style pacing would, while the path's own loss leaves it
 // be, as BBR does. Tokens are
@@ -40,8 +41,8 @@ class Pacer {
   // A canary sent at `sent_us` at `sent_rate` was lost beyond the path's
   // own loss; `excess_share` is the recent share of canaries so lost. One
   // cut per loss episode: losses of probes sent before the last cut were
-  // already answered by it.
-  void OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double excess_share);
+  // already answered by it. True when it cut.
+  bool OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double excess_share);
 
  private:
   void Refill(int64_t now_us, double ceiling);

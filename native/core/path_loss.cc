@@ -17,10 +17,18 @@ constexpr double kMinReference = 0.001;
 // (a limiter that drops a large share from the start must not pass for the
 // path, which would then judge its loss by that share).
 constexpr double kReferencePrior = 64;
-// A band of pace counts for the reference once it has this many canaries.
+constexpr double kShareWeight = 1.0 / 16;
+// A band of pace counts once it has this many canaries; bands are half an
+// octave wide.
 constexpr uint32_t kBandMin = 200;
 constexpr double kBandsPerOctave = 2;
-constexpr double kShareWeight = 1.0 / 16;
+
+// An upper bound of the share lost in a band (about two standard
+// deviations above, with a loss added): a band that happened to lose
+// little is not taken for a clean path.
+double UpperShare(double lost, double settled) {
+  return (lost + 1 + 2 * std::sqrt(lost + 1)) / (settled + 1);
+}
 
 // The share lost of `settled` with `lost` lost, leaning high while few are
 // in (a prior of half a loss).
@@ -33,6 +41,7 @@ size_t PathLoss::BandOf(double rate) {
 }
 
 void PathLoss::Settle(double rate, bool lost) {
+  if (since_excess_ < kWindow) ++since_excess_;
   if (window_filled_ == kWindow) {
     window_lost_ -= window_[window_next_] ? 1 : 0;
   } else {
@@ -41,15 +50,16 @@ void PathLoss::Settle(double rate, bool lost) {
   window_[window_next_] = lost;
   window_lost_ += lost ? 1 : 0;
   window_next_ = (window_next_ + 1) % kWindow;
+  lost_share_ += ((lost ? 1.0 : 0.0) - lost_share_) * kShareWeight;
   Band& band = bands_[BandOf(rate)];
   ++band.settled;
   band.lost += lost ? 1 : 0;
-  lost_share_ += ((lost ? 1.0 : 0.0) - lost_share_) * kShareWeight;
 }
 
 void PathLoss::Answered(double rate) {
   Settle(rate, false);
   ++answered_;
+  if (since_excess_ >= kWindow) ++answered_clear_;
 }
 
 PathLoss::Kind PathLoss::Lost(double rate) {
@@ -58,21 +68,33 @@ PathLoss::Kind PathLoss::Lost(double rate) {
   int trials = static_cast<int>(window_filled_);
   if (BinomialTail(trials, window_lost_, reference) < kExcessTail) {
     ++lost_excess_;
+    since_excess_ = 0;
     return Kind::kExcess;
   }
   ++lost_path_;
+  if (since_excess_ >= kWindow) ++lost_clear_;
   return Kind::kPath;
 }
 
 double PathLoss::loss() const {
-  return ShareOf(static_cast<double>(lost_path_), static_cast<double>(answered_ + lost_path_));
+  return ShareOf(static_cast<double>(lost_clear_),
+                 static_cast<double>(answered_clear_ + lost_clear_));
+}
+
+void PathLoss::Restart() {
+  window_.fill(false);
+  window_next_ = 0;
+  window_filled_ = 0;
+  window_lost_ = 0;
+  lost_share_ = 0;
 }
 
 double PathLoss::reference_loss() const {
-  double reference = static_cast<double>(lost_path_) /
-                     (static_cast<double>(answered_ + lost_path_) + kReferencePrior);
+  double reference = static_cast<double>(lost_clear_) /
+                     (static_cast<double>(answered_clear_ + lost_clear_) + kReferencePrior);
   for (const Band& band : bands_) {
-    if (band.settled >= kBandMin) reference = std::min(reference, ShareOf(band.lost, band.settled));
+    if (band.settled >= kBandMin)
+      reference = std::min(reference, UpperShare(band.lost, band.settled));
   }
   return reference;
 }

@@ -2,13 +2,15 @@
 // (random loss on the way) stays flat whatever the pace: retransmit through
 // it and keep the pace. Loss beyond it appears or grows when the pace rises
 // (a limiter, a full queue): back off. A lost canary is judged against the
-// recent window of canaries: more losses than the path's measured rate
-// explains (a binomial tail below 1e-4) is excess, anything else is the
-// path's. The path's rate is measured over the canaries judged the path's,
-// and, for judging, also per band of pace: a limiter's loss only grows with
-// the pace, so the least lossy band with enough canaries shows the path
-// alone even when some limiter loss was let through as the path's. Pure
-// logic; engine thread only.
+// recent window of canaries: more losses than the path's share explains (a
+// binomial tail below 1e-4) is excess, anything else is the path's. The
+// path's share is measured over the canaries settled in clear times, away
+// from any excess loss (not within a window of one): a limiter's loss comes
+// in episodes, which stand out and are left out. A limiter the pace stays
+// above could still slip in that way, so judging also reads the share per
+// band of pace: a limiter's loss only grows with the pace, and the least
+// lossy band (by an upper bound, so noise in a small band is no evidence)
+// caps what the path may be said to lose. Pure logic; engine thread only.
 #pragma once
 
 #include <array>
@@ -27,19 +29,25 @@ class PathLoss {
   Kind Lost(double rate);
 
   // The share of probes the path loses (a SYN or its answer), as measured
-  // over the canaries judged the path's; with few canaries it leans high.
-  // What the rule for `filtered` reads.
+  // over the canaries settled in clear times; with few canaries it leans
+  // high. What the rule for `filtered` reads.
   double loss() const;
-  // What a loss is judged against, leaning low: the path's share as if many
-  // canaries had been answered first, or the least lossy band of pace that
-  // has enough canaries, whichever is lower.
+  // What a loss is judged against: the same share, leaning low (as if many
+  // canaries had been answered before the first), at most the least lossy
+  // band of pace's upper bound.
   double reference_loss() const;
   // Recent share of canaries lost beyond the path's loss, for the goodput
   // cut after excess loss.
   double excess_share() const;
+  // The pace was just cut for excess loss: the window and the recent share
+  // start afresh, so losses of canaries sent before the cut, already
+  // answered by it, do not make the next path loss read as excess again.
+  void Restart();
   // Canaries settled (answered or lost), and lost, in all.
   uint64_t settled() const { return answered_ + lost_path_ + lost_excess_; }
   uint64_t lost_path() const { return lost_path_; }
+  // Canaries loss() is measured on: those settled in clear times.
+  uint64_t settled_clear() const { return answered_clear_ + lost_clear_; }
   uint64_t lost_excess() const { return lost_excess_; }
 
   // P(X >= losses) for X ~ Binomial(trials, p): how likely random loss at
@@ -62,6 +70,10 @@ class PathLoss {
   int window_lost_ = 0;
   std::array<Band, kBands> bands_{};
   uint64_t answered_ = 0;
+  // Canaries settled in clear times (no excess loss within a window before).
+  uint64_t answered_clear_ = 0;
+  uint64_t lost_clear_ = 0;
+  size_t since_excess_ = kWindow;  // canaries settled since the last excess loss
   uint64_t lost_path_ = 0;
   uint64_t lost_excess_ = 0;
   double lost_share_ = 0;  // moving average over settled canaries

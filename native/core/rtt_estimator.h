@@ -19,8 +19,11 @@ class RttEstimator {
   // The connect timeout to use now, clamped to the scan's bounds.
   int64_t TimeoutUs(const TimeoutBounds& bounds) const;
   bool HasSamples() const { return samples_ > 0; }
-  // srtt + 4 * rttvar, without bounds: how long an answer may plausibly take.
-  int64_t UnboundedTimeoutUs() const { return srtt_us_ + 4 * rttvar_us_; }
+  // srtt + 4 * rttvar + srtt / 4, without bounds: how long an answer may
+  // plausibly take. The quarter of srtt is room for what rttvar misses on a
+  // far path: the edge of its jitter, and a busy moment of the host or of
+  // this engine (TCP has a whole second of minimum RTO for it).
+  int64_t UnboundedTimeoutUs() const { return srtt_us_ + 4 * rttvar_us_ + srtt_us_ / 4; }
   int64_t srtt_us() const { return srtt_us_; }
   int64_t rttvar_us() const { return rttvar_us_; }
   uint64_t samples() const { return samples_; }

@@ -40,9 +40,9 @@ LearnedTiming TargetState::Learned() const {
 }
 
 void TargetState::Prepare(int64_t now_us) {
-  int64_t epoch =
-      rtt.HasSamples() ? std::max(kEpochFloorUs, 2 * rtt.UnboundedTimeoutUs()) : kEpochFloorUs;
-  pacer.Tick(now_us, epoch);
+  // No growth before the first answer: on a far path the pace would double
+  // many times over before anything could say it is too fast.
+  if (rtt.HasSamples()) pacer.Tick(now_us, std::max(kEpochFloorUs, 2 * rtt.UnboundedTimeoutUs()));
   double safe = losses.SafeRate();
   ceiling_ = !sweeping && safe > 0 ? kVerifyShare * safe : 0;
 }
@@ -98,7 +98,9 @@ PathLoss::Kind TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
   }
   ledger.Lose(seq);
   losses.Record(sent_rate, now_us);
-  pacer.OnLoss(ledger.sent_us(seq), sent_rate, now_us, path_loss.excess_share());
+  if (pacer.OnLoss(ledger.sent_us(seq), sent_rate, now_us, path_loss.excess_share())) {
+    path_loss.Restart();
+  }
   return kind;
 }
 

@@ -67,13 +67,15 @@ Run Simulate(const Host& host, int seconds, double top_rate, double watch_rate, 
     while (!canaries.empty() && canaries.top().settles_us <= now) {
       InFlight canary = canaries.top();
       canaries.pop();
+      // As TargetState::CanaryLost does: a cut starts the window afresh.
       if (!canary.lost) {
         path_loss.Answered(canary.rate);
       } else if (path_loss.Lost(canary.rate) == PathLoss::Kind::kExcess) {
         ++run.excess;
-        double before = pacer.Rate(0);
-        pacer.OnLoss(canary.sent_us, canary.rate, now, path_loss.excess_share());
-        run.cuts += pacer.Rate(0) < before ? 1 : 0;
+        if (pacer.OnLoss(canary.sent_us, canary.rate, now, path_loss.excess_share())) {
+          path_loss.Restart();
+          ++run.cuts;
+        }
       }
     }
     pacer.Tick(now, kEpochUs);

@@ -133,7 +133,7 @@ TEST(Pacer, OnLossCutsToGoodputOncePerEpisode) {
   CHECK_LT(pacer.Rate(0), after_cut * 0.86);
 }
 
-TEST(Pacer, GrowsByAPercentAfterTheFirstLoss) {
+TEST(Pacer, GrowsByAPercentPer5MsOfEpochAfterTheFirstLoss) {
   Pacer pacer(8000);
   int64_t now = kStartUs;
   pacer.Tick(now, kEpochUs);
@@ -143,9 +143,10 @@ TEST(Pacer, GrowsByAPercentAfterTheFirstLoss) {
   double cut = pacer.Rate(0);
   SendFlatOut(pacer, now, now + 10 * kEpochUs);
   // Nine or ten epochs ended (an epoch ends at the first send after it is
-  // due): 1.01^9 to 1.01^10, where slow start would have been 2^9.
-  CHECK_GE(pacer.Rate(0), cut * 1.0936);
-  CHECK_LE(pacer.Rate(0), cut * 1.1047);
+  // due), each growing 1% per 5 ms of it (1.01^2 for 10 ms): 1.0201^9 to
+  // 1.0201^10, where slow start would have been 2^9.
+  CHECK_GE(pacer.Rate(0), cut * 1.1951);
+  CHECK_LE(pacer.Rate(0), cut * 1.2190);
 }
 
 TEST(Pacer, TokenCapNoBurstAfterStall) {
@@ -200,9 +201,9 @@ TEST(Pacer, SeedDisablesSlowStart) {
   pacer.Tick(now, kEpochUs);
   int64_t sent = SendFlatOut(pacer, now, now + 10 * kEpochUs);
   CHECK_GE(sent, 450);  // it did use its tokens...
-  // ...but grew by 1% an epoch over the nine or ten that ended.
-  CHECK_GE(pacer.Rate(0), 5000 * 1.0936);
-  CHECK_LE(pacer.Rate(0), 5000 * 1.1047);
+  // ...but grew by 1% per 5 ms of epoch over the nine or ten that ended.
+  CHECK_GE(pacer.Rate(0), 5000 * 1.1951);
+  CHECK_LE(pacer.Rate(0), 5000 * 1.2190);
   Pacer floor(2000);
   floor.Seed(1);
   CHECK_EQ(floor.Rate(0), 20);

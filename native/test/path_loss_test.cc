@@ -243,7 +243,7 @@ TEST(PathLoss, LimiterOnTheRampIsExcess) {
           // the canaries loss() is measured on, 16 of the limiter's drops
           // above it and 4 of the path's losses below it (taken for excess).
           double truth = (path_lost + 0.5) / (n + 1);
-          double measured_on = static_cast<double>(loss.settled() - loss.lost_excess());
+          double measured_on = static_cast<double>(loss.settled_clear());
           above.Note(n, loss.loss(), truth, loss.loss() - 1.25 * truth - 16 / measured_on);
           below.Note(n, loss.loss(), truth, truth - loss.loss() - 0.25 * truth - 4 / measured_on);
         }

@@ -21,7 +21,7 @@ TEST(RttEstimator, FirstSample) {
   // RFC 6298 2.2: SRTT = R, RTTVAR = R/2.
   CHECK_EQ(rtt.srtt_us(), 1000);
   CHECK_EQ(rtt.rttvar_us(), 500);
-  CHECK_EQ(rtt.UnboundedTimeoutUs(), 3000);
+  CHECK_EQ(rtt.UnboundedTimeoutUs(), 3250);  // + SRTT / 4 of room
 
   RttEstimator negative;
   negative.AddSample(-50);  // a clock step backwards is no negative RTT
@@ -78,17 +78,17 @@ TEST(RttEstimator, TimeoutUsClamping) {
   CHECK_EQ(none.TimeoutUs(bounds), 1000000);  // no sample: the initial timeout
 
   RttEstimator fast;
-  fast.AddSample(10);  // 10 + 4 * 5 = 30 us
-  CHECK_EQ(fast.UnboundedTimeoutUs(), 30);
+  fast.AddSample(10);  // 10 + 4 * 5 + 10 / 4 = 32 us
+  CHECK_EQ(fast.UnboundedTimeoutUs(), 32);
   CHECK_EQ(fast.TimeoutUs(bounds), 100000);
 
   RttEstimator within;
-  within.AddSample(50000);  // 50 ms + 4 * 25 ms
-  CHECK_EQ(within.TimeoutUs(bounds), 150000);
+  within.AddSample(50000);  // 50 ms + 4 * 25 ms + 12.5 ms
+  CHECK_EQ(within.TimeoutUs(bounds), 162500);
 
   RttEstimator slow;
-  slow.AddSample(2000000);  // 2 s + 4 * 1 s
-  CHECK_EQ(slow.UnboundedTimeoutUs(), 6000000);
+  slow.AddSample(2000000);  // 2 s + 4 * 1 s + 0.5 s
+  CHECK_EQ(slow.UnboundedTimeoutUs(), 6500000);
   CHECK_EQ(slow.TimeoutUs(bounds), 3000000);
 }
 
@@ -103,7 +103,7 @@ TEST(RttEstimator, Seed) {
   rtt.Seed(LearnedTiming{5000, 20000, 5000, 7});
   CHECK(rtt.HasSamples());
   CHECK_EQ(rtt.samples(), 7u);
-  CHECK_EQ(rtt.TimeoutUs(bounds), 40000);  // 20 ms + 4 * 5 ms, no initial timeout
+  CHECK_EQ(rtt.TimeoutUs(bounds), 45000);  // 20 ms + 4 * 5 ms + 5 ms, no initial timeout
   // The next sample is smoothed into the learned state, not taken as a first.
   rtt.AddSample(28000);
   CHECK_EQ(rtt.samples(), 8u);
