@@ -35,8 +35,6 @@ bool CanaryLedger::Answer(uint32_t seq) { return Settle(seq, Outcome::kAnswered)
 
 bool CanaryLedger::Lose(uint32_t seq) { return Settle(seq, Outcome::kLost); }
 
-bool CanaryLedger::LoseToPath(uint32_t seq) { return Settle(seq, Outcome::kLostToPath); }
-
 void CanaryLedger::Void(uint32_t seq) { Settle(seq, Outcome::kVoid); }
 
 CanaryLedger::Verdict CanaryLedger::Brackets(uint32_t after) const {
@@ -50,7 +48,7 @@ CanaryLedger::Verdict CanaryLedger::Brackets(uint32_t after) const {
     const Entry& entry = At(seq);
     if (entry.outcome == Outcome::kPending) {
       undecided = true;
-    } else if (entry.outcome != Outcome::kAnswered && entry.outcome != Outcome::kLostToPath) {
+    } else if (entry.outcome != Outcome::kAnswered) {
       return Verdict::kNotAnswered;
     }
   }

@@ -3,9 +3,10 @@
 // through a sweep. The ledger numbers them in send order and keeps how each
 // ended, so a silent probe can be judged by the canaries sent around it: if
 // one of them went unanswered, the host was dropping at that moment and the
-// silence proves nothing. A canary the path lost at random (PathLoss judged
-// it so) shows nothing about the host: it counts as answered. Engine thread
-// only.
+// silence proves nothing. That holds for a canary the path seems to have
+// lost at random too: one lost canary cannot tell a limiter's first drop
+// from the path's loss, and a silence counted on a guess could make a
+// closed port filtered. Engine thread only.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,6 @@ class CanaryLedger {
   // Each returns false when the canary was settled already or forgotten.
   bool Answer(uint32_t seq);
   bool Lose(uint32_t seq);
-  bool LoseToPath(uint32_t seq);
   // The canary never reached the host (local error, scan ended): no
   // evidence either way, so it brackets nothing.
   void Void(uint32_t seq);
@@ -33,12 +33,12 @@ class CanaryLedger {
 
   enum class Verdict : uint8_t { kAnswered, kNotAnswered, kUndecided };
   // Whether the two canaries sent before a probe and the two sent after it
-  // (the probe recorded `after` at launch) were all answered or lost to the
-  // path; undecided while one of them is still to be sent or in flight.
+  // (the probe recorded `after` at launch) were all answered; undecided
+  // while one of them is still to be sent or in flight.
   Verdict Brackets(uint32_t after) const;
 
  private:
-  enum class Outcome : uint8_t { kPending, kAnswered, kLostToPath, kLost, kVoid };
+  enum class Outcome : uint8_t { kPending, kAnswered, kLost, kVoid };
   struct Entry {
     uint32_t seq = UINT32_MAX;
     Outcome outcome = Outcome::kPending;

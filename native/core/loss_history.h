@@ -1,9 +1,7 @@
 // The rates at which this target was seen to drop probes beyond the path's
-// own random loss (a canary lost as excess, path_loss.h), and from them the rate below which a
+// own random loss (canaries lost as excess, path_loss.h), and from them the rate below which a
 // silence may count as evidence of a filter. One figure per loss episode,
-// the last few kept, and from three on the lower middle one of them rules,
-// not the lowest: one stray episode far below the others (the path's own
-// loss bunched up by chance, a busy moment) does not slow every later
+// the last few kept, so one stray loss long ago does not slow every later
 // round, while a limiter that keeps dropping near its rate keeps the bar
 // there. Engine thread only.
 #pragma once

@@ -90,13 +90,10 @@ void TargetState::CanaryAnswered(uint32_t seq) {
 }
 
 PathLoss::Kind TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
+  if (!ledger.Lose(seq)) return PathLoss::Kind::kPath;  // settled or forgotten already
   double sent_rate = ledger.rate(seq);
   PathLoss::Kind kind = path_loss.Lost(sent_rate);
-  if (kind == PathLoss::Kind::kPath) {
-    ledger.LoseToPath(seq);
-    return kind;
-  }
-  ledger.Lose(seq);
+  if (kind == PathLoss::Kind::kPath) return kind;
   losses.Record(sent_rate, now_us);
   if (pacer.OnLoss(ledger.sent_us(seq), sent_rate, now_us, path_loss.excess_share())) {
     path_loss.Restart();

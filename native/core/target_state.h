@@ -50,8 +50,9 @@ class TargetState {
 
   // A canary was answered.
   void CanaryAnswered(uint32_t seq);
-  // A canary went unanswered. The path's own loss changes nothing; loss
-  // beyond it means the host (or a queue) was dropping: slow down.
+  // A canary went unanswered: the silences around it do not count either
+  // way. The path's own loss leaves the pace be; loss beyond it means the
+  // host (or a queue) was dropping: slow down.
   PathLoss::Kind CanaryLost(uint32_t seq, int64_t now_us);
   // A silence of a probe launched with `canary_after` at `rate`: clean (it
   // counts towards filtered), not clean, or undecided until the canaries

@@ -31,7 +31,7 @@ TEST(CanaryLedger, NumbersAndRemembersCanaries) {
   CHECK_EQ(ledger.rate(1), 4000);
 }
 
-TEST(CanaryLedger, BracketsAnsweredOnlyWhenAllFourAnsweredOrLostToPath) {
+TEST(CanaryLedger, BracketsAnsweredOnlyWhenAllFourAnswered) {
   CanaryLedger ledger;
   BeginUpTo(ledger, 2);
   uint32_t after = ledger.next_seq();  // a probe launched now: bracketed by 0, 1 | 2, 3
@@ -45,7 +45,7 @@ TEST(CanaryLedger, BracketsAnsweredOnlyWhenAllFourAnsweredOrLostToPath) {
   CHECK_EQ(ledger.Brackets(after), Verdict::kUndecided);  // 2 and 3 in flight
   CHECK(ledger.Answer(3));
   CHECK_EQ(ledger.Brackets(after), Verdict::kUndecided);  // 2 in flight
-  CHECK(ledger.LoseToPath(2));                            // the path's loss: no evidence against
+  CHECK(ledger.Answer(2));
   CHECK_EQ(ledger.Brackets(after), Verdict::kAnswered);
   // Only the four around it count: canary 4 lost does not matter to it...
   BeginUpTo(ledger, 5);
@@ -95,12 +95,10 @@ TEST(CanaryLedger, SettlingTwiceIsANoOp) {
   CHECK(ledger.Answer(0));
   CHECK(!ledger.Answer(0));
   CHECK(!ledger.Lose(0));
-  CHECK(!ledger.LoseToPath(0));
   CHECK(ledger.Answer(1));
   CHECK(ledger.Answer(2));
   CHECK(ledger.Lose(3));
   CHECK(!ledger.Answer(3));  // a late answer does not undo the loss
-  CHECK(!ledger.LoseToPath(3));
   ledger.Void(3);
   CHECK_EQ(ledger.Brackets(2), Verdict::kNotAnswered);
   CHECK(!ledger.Answer(4));  // not sent yet
@@ -116,7 +114,7 @@ TEST(CanaryLedger, ForgetsOldCanaries) {
   CHECK_EQ(ledger.Brackets(4995), Verdict::kAnswered);
 }
 
-enum class Fate : uint8_t { kPending, kAnswered, kLostToPath, kLost, kVoid };
+enum class Fate : uint8_t { kPending, kAnswered, kLost, kVoid };
 
 // The rule as the header states it, from the fates of the canaries sent.
 Verdict Reference(const std::vector<Fate>& fates, uint32_t sent, uint32_t after) {
@@ -135,9 +133,6 @@ void SettleAs(CanaryLedger& ledger, uint32_t seq, Fate fate) {
     case Fate::kAnswered:
       CHECK(ledger.Answer(seq));
       break;
-    case Fate::kLostToPath:
-      CHECK(ledger.LoseToPath(seq));
-      break;
     case Fate::kLost:
       CHECK(ledger.Lose(seq));
       break;
@@ -151,7 +146,7 @@ void SettleAs(CanaryLedger& ledger, uint32_t seq, Fate fate) {
 TEST(CanaryLedger, ReorderedSettlingGivesTheSameVerdicts) {
   constexpr uint32_t kCanaries = 3000;
   std::mt19937 random(4242);
-  std::discrete_distribution<int> fate_of({85, 8, 5, 2});  // answered, path, lost, void
+  std::discrete_distribution<int> fate_of({93, 5, 2});  // answered, lost, void
   std::vector<Fate> fates(kCanaries);
   for (Fate& fate : fates) fate = static_cast<Fate>(1 + fate_of(random));
 

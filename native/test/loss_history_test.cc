@@ -1,8 +1,6 @@
 // LossHistory: the rate below which a silence may count. Checked: no bar
-// before any loss, 0.8 of the lowest loss rate of the first episodes and
-// of the lower middle one of the last 8 after that (one stray episode
-// does not rule), and losses within 50 ms of each other merging into one
-// episode.
+// before any loss, 0.8 of the lowest loss rate over the last 8 episodes,
+// and losses within 50 ms of each other merging into one episode.
 #include "../core/loss_history.h"
 
 #include <algorithm>
@@ -23,41 +21,25 @@ TEST(LossHistory, NoLossNoBar) {
   CHECK_EQ(history.SafeRate(), 0);
 }
 
-// 0.8 of the rate SafeRate reads among the last eight episodes: the lowest
-// while there are fewer than three, then the lower middle one.
-double Reference(const std::vector<double>& episodes) {
-  size_t first = episodes.size() > 8 ? episodes.size() - 8 : 0;
-  std::vector<double> kept(episodes.begin() + static_cast<std::ptrdiff_t>(first), episodes.end());
-  std::sort(kept.begin(), kept.end());
-  size_t pick = kept.size() < 3 ? 0 : (kept.size() - 1) / 2;
-  return 0.8 * kept[pick];
-}
-
-TEST(LossHistory, SafeRateIsBelowTheLowestOfTheFirstEpisodes) {
+TEST(LossHistory, SafeRateIsBelowTheLowestOfTheLastEightEpisodes) {
   LossHistory history;
   history.Record(10000, kStartUs);
   CHECK_NEAR(history.SafeRate(), 8000, 1e-9);
-  history.Record(20000, kStartUs + 100 * kMs);
-  CHECK_NEAR(history.SafeRate(), 8000, 1e-9);  // two: still the lowest
-}
-
-TEST(LossHistory, OneStrayEpisodeDoesNotRuleTheRest) {
-  // A limiter near 10,000/s, and once the path's own loss bunched up at
-  // 1,000/s: from the third episode on, the stray one no longer sets the bar.
-  LossHistory history;
   int64_t now = kStartUs;
-  const double rates[] = {1000, 10000, 11000, 10500, 12000};
-  for (double rate : rates) {
-    history.Record(rate, now);
+  // Seven more episodes, all at higher rates: the 10,000 one still rules.
+  for (int i = 1; i <= 7; ++i) {
     now += 100 * kMs;
+    history.Record(10000 + 1000 * i, now);
+    CHECK_NEAR(history.SafeRate(), 8000, 1e-9) << "episode " << i + 1;
   }
-  CHECK_NEAR(history.SafeRate(), 0.8 * 10500, 1e-9);
-  // A limiter whose episodes keep coming lower moves the bar down with them.
-  for (int i = 0; i < 8; ++i) {
-    history.Record(5000 - 100 * i, now);
-    now += 100 * kMs;
-  }
-  CHECK_NEAR(history.SafeRate(), 0.8 * 4600, 1e-9);  // the lower middle of 5,000 ... 4,300
+  // The ninth pushes the first out: the lowest left is 11,000.
+  now += 100 * kMs;
+  history.Record(30000, now);
+  CHECK_NEAR(history.SafeRate(), 8800, 1e-9);
+  // A lower rate takes over at once.
+  now += 100 * kMs;
+  history.Record(2000, now);
+  CHECK_NEAR(history.SafeRate(), 1600, 1e-9);
 
   // Against a reference over random episodes.
   std::mt19937 random(8);
@@ -69,7 +51,10 @@ TEST(LossHistory, OneStrayEpisodeDoesNotRuleTheRest) {
     double r = rate(random);
     randomized.Record(r, now);
     episodes.push_back(r);
-    CHECK_NEAR(randomized.SafeRate(), Reference(episodes), 1e-9) << "episode " << i;
+    size_t first = episodes.size() > 8 ? episodes.size() - 8 : 0;
+    double lowest =
+        *std::min_element(episodes.begin() + static_cast<std::ptrdiff_t>(first), episodes.end());
+    CHECK_NEAR(randomized.SafeRate(), 0.8 * lowest, 1e-9) << "episode " << i;
   }
 }
 
