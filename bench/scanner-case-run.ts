@@ -36,10 +36,12 @@ export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings
     let floorMs = Number.NaN;
     if (c.goal.kind === 'floor') {
       const m = await measureLimiter(host, c.goal.chain);
-      floorMs = (c.goal.packets / m.passedPerSecond) * 1000;
+      const roundMs = c.goal.roundMs ?? 0;
+      floorMs = (c.goal.packets / m.passedPerSecond) * 1000 + roundMs;
+      const round = roundMs > 0 ? ` + ${seconds(roundMs)} (${c.goal.roundWhy})` : '';
       lines.push(
         `limiter ${c.goal.chain}: true rate ${count(m.passedPerSecond)}/s (let through while it dropped another ${count(m.droppedPerSecond)}/s; best of two ${seconds(m.windowMs)} windows of flooding); ` +
-          `floor ${count(c.goal.packets)} packets ÷ ${count(m.passedPerSecond)}/s = ${seconds(floorMs)}: ${c.goal.packetsWhy}`,
+          `floor ${count(c.goal.packets)} packets ÷ ${count(m.passedPerSecond)}/s${round} = ${seconds(floorMs)}: ${c.goal.packetsWhy}`,
       );
       log(`  ${lines.at(-1)}`);
       await sleep(1000); // let the bucket refill before the first scan

@@ -83,6 +83,11 @@ describe('GET /v2/fast and /v2/deep', () => {
     // chunks_complete counts the chunks named so far
     const progress = events.filter((e) => e.name === 'scan:progress' && e.data.chunk_index !== undefined);
     expect(progress.map((e) => e.data.chunks_complete)).toEqual(Array.from({ length: 64 }, (_, i) => i + 1));
+    // Each carries the eta the target's path gives (it answered before any
+    // chunk was done): whole seconds, down to 0 as the last chunk is done.
+    const etas = progress.map((e) => e.data.eta_seconds);
+    expect(etas.every((eta) => Number.isInteger(eta) && (eta as number) >= 0)).toBe(true);
+    expect(etas.at(-1)).toBe(0);
   });
 
   it('attaches to a scan started by a v1 POST', async () => {

@@ -1,0 +1,43 @@
+// Deep scans of several targets at once in one process, so the benchmark
+// can time them together and read the process's peak memory:
+//   node bench/scan-many-process.mjs <ip> [<ip> ...] [--budget-ms N]
+// The caller checks the addresses (test/fixtures/allowed-target.ts). Prints
+// one JSON line: { scans: ScanProcessResult[] (in the order given), peakRssMb }.
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+
+import { createScanner } from '../dist/native/scanner.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { 'budget-ms': { type: 'string', default: '0' } },
+});
+if (positionals.length === 0) throw new Error('usage: scan-many-process.mjs <ip> [<ip> ...] [--budget-ms N]');
+
+/** The process's peak resident set (VmHWM), MiB. */
+function peakRssMb() {
+  const line = readFileSync('/proc/self/status', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
+  return Number(line?.split(/\s+/)[1]) / 1024;
+}
+
+const ports = Array.from({ length: 65535 }, (_, i) => i + 1);
+const scanner = createScanner();
+const scans = await Promise.all(
+  positionals.map(async (ip) => {
+    const started = performance.now();
+    const summary = await scanner.scan({ ip, ports, budgetMs: Number(values['budget-ms']) }).done;
+    return {
+      status: summary.status,
+      scanMs: performance.now() - started,
+      engineMs: summary.durationMs,
+      open: summary.open.map((p) => p.port),
+      filtered: summary.filtered.map((p) => p.port),
+      closed: summary.closed,
+      portsScanned: summary.portsScanned,
+    };
+  }),
+);
+process.stdout.write(`${JSON.stringify({ scans, peakRssMb: peakRssMb() })}\n`);
