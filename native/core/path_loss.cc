@@ -9,9 +9,14 @@ namespace {
 // A window holding this few losses or more is excess when random loss at
 // the path's rate would make it less often than this.
 constexpr double kExcessTail = 1e-4;
-// Judging never assumes a lossless path: a stray loss or two in a window is
-// no limiter.
-constexpr double kMinReference = 0.001;
+// On a path that has lost nothing, a lone loss is excess: it may be a
+// limiter's first drop. Once the path has lost any in clear times, its
+// share is measured and a lone loss reads as the path's.
+constexpr double kMinReference = 1e-6;
+// A path that lost more than this share at random would be no path to scan
+// through; a share above it, however steady, is a limiter's or a queue's
+// (a pace held above a limiter loses a steady share too).
+constexpr double kMaxReference = 0.1;
 // Judging leans low: as if this many canaries had been answered before the
 // first, so early losses, before the path's rate is known, read as excess
 // (a limiter that drops a large share from the start must not pass for the
@@ -63,16 +68,22 @@ void PathLoss::Answered(double rate) {
 }
 
 PathLoss::Kind PathLoss::Lost(double rate) {
-  double reference = std::max(reference_loss(), kMinReference);
+  double reference = std::clamp(reference_loss(), kMinReference, kMaxReference);
+  // A loss in clear times counts towards the path's share however it is
+  // judged: the first losses of a lossy path read as excess (one cut each)
+  // until the share is known; a limiter adds one a loss episode at most.
+  if (since_excess_ >= kWindow) ++lost_clear_;
   Settle(rate, true);
   int trials = static_cast<int>(window_filled_);
   if (BinomialTail(trials, window_lost_, reference) < kExcessTail) {
     ++lost_excess_;
-    since_excess_ = 0;
+    // A lone loss (the first on a path that has lost nothing) opens no
+    // stretch: it counts towards the path's share like any clear loss, so a
+    // lossy path learns its share from its first losses.
+    if (window_lost_ >= 2) since_excess_ = 0;
     return Kind::kExcess;
   }
   ++lost_path_;
-  if (since_excess_ >= kWindow) ++lost_clear_;
   return Kind::kPath;
 }
 

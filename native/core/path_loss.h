@@ -6,7 +6,7 @@
 // binomial tail below 1e-4) is excess, anything else is the path's. The
 // path's share is measured over the canaries settled in clear times, away
 // from any excess loss (not within a window of one): a limiter's loss comes
-// in episodes, which stand out and are left out. A limiter the pace stays
+// in episodes, which stand out and are left out but for their first loss. A limiter the pace stays
 // above could still slip in that way, so judging also reads the share per
 // band of pace: a limiter's loss only grows with the pace, and the least
 // lossy band (by an upper bound, so noise in a small band is no evidence)
@@ -46,6 +46,8 @@ class PathLoss {
   // Canaries settled (answered or lost), and lost, in all.
   uint64_t settled() const { return answered_ + lost_path_ + lost_excess_; }
   uint64_t lost_path() const { return lost_path_; }
+  // Canaries lost within the current window.
+  int window_losses() const { return window_lost_; }
   // Canaries loss() is measured on: those settled in clear times.
   uint64_t settled_clear() const { return answered_clear_ + lost_clear_; }
   uint64_t lost_excess() const { return lost_excess_; }

@@ -94,7 +94,10 @@ PathLoss::Kind TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
   double sent_rate = ledger.rate(seq);
   PathLoss::Kind kind = path_loss.Lost(sent_rate);
   if (kind == PathLoss::Kind::kPath) return kind;
-  losses.Record(sent_rate, now_us);
+  // The pace is cut on any excess loss; the bar for silences moves only on
+  // two within a window: a lone loss, the first of a lossy path's, must not
+  // keep every later silence from counting.
+  if (path_loss.window_losses() >= 2) losses.Record(sent_rate, now_us);
   if (pacer.OnLoss(ledger.sent_us(seq), sent_rate, now_us, path_loss.excess_share())) {
     path_loss.Restart();
   }

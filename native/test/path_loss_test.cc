@@ -182,8 +182,11 @@ TEST(PathLoss, RandomLossIsThePaths) {
       excess += static_cast<uint64_t>(run_excess);
       worst_excess = std::max(worst_excess, run_excess);
     }
-    // Almost every loss is the path's.
-    CHECK_GE(1 - static_cast<double>(excess) / static_cast<double>(losses), 0.99)
+    // Almost every loss is the path's. The first loss of each run is
+    // excess by design (on a path that has lost nothing yet, a lone loss
+    // may be a limiter's first drop), so it is left out of the share.
+    double after_first = static_cast<double>(losses) - kSeeds;
+    CHECK_GE(1 - (static_cast<double>(excess) - kSeeds) / after_first, 0.99)
         << "p " << p << ": " << excess << " of " << losses << " losses judged excess over "
         << kSeeds << " runs (worst run " << worst_excess << ")";
     // Averaged over the runs, the estimate is centred on the truth.
