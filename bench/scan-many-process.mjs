@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { createScanner } from '../dist/native/scanner.js';
+import { scanProcessResult } from './scan-process-result.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -29,15 +30,7 @@ const scans = await Promise.all(
   positionals.map(async (ip) => {
     const started = performance.now();
     const summary = await scanner.scan({ ip, ports, budgetMs: Number(values['budget-ms']) }).done;
-    return {
-      status: summary.status,
-      scanMs: performance.now() - started,
-      engineMs: summary.durationMs,
-      open: summary.open.map((p) => p.port),
-      filtered: summary.filtered.map((p) => p.port),
-      closed: summary.closed,
-      portsScanned: summary.portsScanned,
-    };
+    return scanProcessResult(summary, started);
   }),
 );
 process.stdout.write(`${JSON.stringify({ scans, peakRssMb: peakRssMb() })}\n`);

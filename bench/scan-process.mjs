@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { createScanner } from '../dist/native/scanner.js';
+import { scanProcessResult } from './scan-process-result.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -28,13 +29,4 @@ const summary = await createScanner().scan({
   banners: !values['no-banners'],
   budgetMs: Number(values['budget-ms']),
 }).done;
-const result = {
-  status: summary.status,
-  scanMs: performance.now() - started,
-  engineMs: summary.durationMs,
-  open: summary.open.map((p) => p.port),
-  filtered: summary.filtered.map((p) => p.port),
-  closed: summary.closed,
-  portsScanned: summary.portsScanned,
-};
-process.stdout.write(`${JSON.stringify(result)}\n`);
+process.stdout.write(`${JSON.stringify(scanProcessResult(summary, started))}\n`);
