@@ -639,9 +639,8 @@ int64_t Engine::EtaUs(const ScanJob& job) const {
   const TargetState& target = *job.target;
   if (!target.rtt.HasSamples()) return -1;
   int silences = SilencesForFiltered(target.path_loss.loss(), job.AnsweringEstimate());
-  double owed = job.ProbesOwed(silences);
   int64_t timeout = target.rtt.TimeoutUs(job.spec().timeouts);
-  return static_cast<int64_t>(owed / std::max(target.rate(), 1.0) * 1e6) + silences * timeout;
+  return target.SendingUs(job.ProbesOwed(silences)) + silences * timeout;
 }
 
 void Engine::FlushJobs() {

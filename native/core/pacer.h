@@ -34,6 +34,8 @@ class Pacer {
   int64_t NextTokenUs(int64_t now_us, double ceiling) const;
   // The rate probes go at now under `ceiling`: what a send is labelled with.
   double Rate(double ceiling) const;
+  // Still doubling per epoch (no loss beyond the path's yet).
+  bool slow_start() const { return slow_start_; }
 
   // Grows the rate once per epoch, only while the target used what it was
   // given (an application-limited target learns nothing about the network).

@@ -1,6 +1,7 @@
 #include "target_state.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace selfscan {
 
@@ -42,9 +43,22 @@ LearnedTiming TargetState::Learned() const {
 void TargetState::Prepare(int64_t now_us) {
   // No growth before the first answer: on a far path the pace would double
   // many times over before anything could say it is too fast.
-  if (rtt.HasSamples()) pacer.Tick(now_us, std::max(kEpochFloorUs, 2 * rtt.UnboundedTimeoutUs()));
+  if (rtt.HasSamples()) pacer.Tick(now_us, EpochUs());
   double safe = losses.SafeRate();
   ceiling_ = !sweeping && safe > 0 ? kVerifyShare * safe : 0;
+}
+
+int64_t TargetState::EpochUs() const {
+  return std::max(kEpochFloorUs, 2 * rtt.UnboundedTimeoutUs());
+}
+
+int64_t TargetState::SendingUs(double probes) const {
+  double rate = std::max(this->rate(), 1.0);
+  if (!pacer.slow_start() || ceiling_ > 0) return static_cast<int64_t>(probes / rate * 1e6);
+  // r + 2r + 4r ... per epoch E: k epochs send r * E * (2^k - 1).
+  double epoch = static_cast<double>(EpochUs());
+  double per_epoch = rate * epoch / 1e6;
+  return static_cast<int64_t>(epoch * std::log2(1 + probes / per_epoch));
 }
 
 bool TargetState::UnderSafeRate(double rate) const {

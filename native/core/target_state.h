@@ -26,6 +26,11 @@ class TargetState {
 
   // Called once per engine turn: epoch growth and the verification ceiling.
   void Prepare(int64_t now_us);
+  // The pace's epoch: twice the plausible RTT, at least 5 ms.
+  int64_t EpochUs() const;
+  // How long `probes` take to send from now: at the pace in force, or,
+  // while it still doubles per epoch, as it doubles.
+  int64_t SendingUs(double probes) const;
   // The rate cap in force (connects/s, 0 = none): once every scan is only
   // re-probing silent ports, they go clearly below the lowest loss rate.
   double ceiling() const { return ceiling_; }
