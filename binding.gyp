@@ -8,6 +8,7 @@
         "native/addon/scan_event_js.cc",
         "native/core/banner.cc",
         "native/core/canary_ledger.cc",
+        "native/core/clean_stretch.cc",
         "native/core/connect_outcome.cc",
         "native/core/connect_workers.cc",
         "native/core/engine.cc",

@@ -84,9 +84,9 @@ export async function runOurs(ip: string, truth: Truth, banners = true): Promise
   return { ms: elapsedMs, wrong, examples, innerMs: scan.scanMs, note: '', scan };
 }
 
-/** `nmap -sT -p- -n -Pn -T<timing>`. */
-export async function runNmap(ip: string, truth: Truth, timing: 'T4' | 'T5' = 'T4'): Promise<ToolRun> {
-  const { states, elapsedMs } = await nmapScan(ip, { timing });
+/** `nmap -sT -p- -n -Pn -T<timing>`, killed after `timeoutMs` if given (NmapStopped). */
+export async function runNmap(ip: string, truth: Truth, timing: 'T4' | 'T5' = 'T4', timeoutMs?: number): Promise<ToolRun> {
+  const { states, elapsedMs } = await nmapScan(ip, { timing, timeoutMs });
   return { ms: elapsedMs, ...judge(states, truth), note: '' };
 }
 

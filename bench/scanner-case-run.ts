@@ -8,7 +8,7 @@ import { createNetnsHost } from '../test/fixtures/netns-host.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WINDOW } from './fixed-batch-sweep.js';
 import { runNmap, runOurs, runSweep } from './scan-runners.js';
 import type { ScannerCase } from './scanner-cases.js';
-import { type Attempt, allExact, attempt, count, describeRuns, medianMs, seconds, verdict } from './scanner-figures.js';
+import { type Attempt, allExact, attempt, count, describeRuns, medianMs, ratioTo, seconds, verdict } from './scanner-figures.js';
 
 export interface CaseSettings {
   runs: number;
@@ -58,7 +58,7 @@ export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings
       ours.push(await attempt(() => runOurs(host.ipv4, truth)));
       show(`round ${round + 1} selfscan`, ours.at(-1)!);
       if (c.anchors.includes('nmap') && !(quick && c.nmapOnceWhenQuick && round > 0)) {
-        nmap.push(await attempt(() => runNmap(host.ipv4, truth)));
+        nmap.push(await attempt(() => runNmap(host.ipv4, truth, 'T4', c.nmapTimeoutMs)));
         show(`round ${round + 1} nmap`, nmap.at(-1)!);
       }
       if (c.anchors.includes('sweep')) {
@@ -70,7 +70,6 @@ export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings
     const oursMs = medianMs(ours);
     const exact = allExact(ours);
     lines.push(`selfscan deep scan: ${describeRuns(ours)}`);
-    const ratioTo = (anchor: readonly Attempt[]): string => (oursMs / medianMs(anchor)).toFixed(2);
     switch (c.goal.kind) {
       case 'nmap-ratio': {
         const ratio = oursMs / medianMs(nmap);
@@ -88,9 +87,9 @@ export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings
     }
     if (nmap.length > 0) {
       const quickNote = nmap.length < runs ? ` (${nmap.length} run: --quick)` : '';
-      lines.push(`${NMAP_LABEL}${quickNote}: ${describeRuns(nmap)}; ratio selfscan/nmap ${ratioTo(nmap)}`);
+      lines.push(`${NMAP_LABEL}${quickNote}: ${describeRuns(nmap)}; ratio selfscan/nmap ${ratioTo(oursMs, nmap)}`);
     }
-    if (sweep.length > 0) lines.push(`${SWEEP_LABEL}: ${describeRuns(sweep)}; ratio selfscan/sweep ${ratioTo(sweep)}`);
+    if (sweep.length > 0) lines.push(`${SWEEP_LABEL}: ${describeRuns(sweep)}; ratio selfscan/sweep ${ratioTo(oursMs, sweep)}`);
     for (const line of lines.slice(logged)) log(`  ${line}`);
     return { title: c.title, lines };
   } finally {

@@ -1,10 +1,11 @@
 // Formatting for the scanner benchmark's figures: times, rates, run lists
 // and goal verdicts, so every line reads the same way.
+import { NmapStopped } from '../test/fixtures/nmap.js';
 import { median } from './machine.js';
 import type { ToolRun } from './scan-runners.js';
 
-/** A run that finished, or the reason it did not. */
-export type Attempt = ToolRun | { error: string };
+/** A run that finished, or the reason it did not (and how long it ran when it was stopped for taking too long). */
+export type Attempt = ToolRun | { error: string; stoppedAfterMs?: number };
 
 export const isRun = (a: Attempt): a is ToolRun => !('error' in a);
 
@@ -55,8 +56,19 @@ export async function attempt(fn: () => Promise<ToolRun>): Promise<Attempt> {
   try {
     return await fn();
   } catch (err) {
+    if (err instanceof NmapStopped) return { error: err.message, stoppedAfterMs: err.afterMs };
     return { error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/**
+ * `ms` ÷ the anchor's median, or, when every anchor run was stopped for
+ * taking too long, "< " `ms` ÷ the time it was given.
+ */
+export function ratioTo(ms: number, anchor: readonly Attempt[]): string {
+  if (anchor.some(isRun)) return (ms / medianMs(anchor)).toFixed(2);
+  const stopped = anchor.flatMap((a) => ('stoppedAfterMs' in a && a.stoppedAfterMs !== undefined ? [a.stoppedAfterMs] : []));
+  return stopped.length > 0 ? `< ${(ms / Math.min(...stopped)).toFixed(3)}` : 'n/a';
 }
 
 function firstLine(s: string): string {

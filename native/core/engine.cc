@@ -440,12 +440,12 @@ void Engine::OnCanaryResult(Probe& probe, ConnectOutcome outcome) {
     case ConnectOutcome::kOpen: {
       linger reset{1, 0};  // no TIME_WAIT, and the service sees a reset at once
       setsockopt(probe.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
-      target.CanaryAnswered(probe.canary_seq);
+      target.CanaryAnswered(probe.canary_seq, NowUs());
       break;
     }
     case ConnectOutcome::kClosed:
     case ConnectOutcome::kFiltered:
-      target.CanaryAnswered(probe.canary_seq);
+      target.CanaryAnswered(probe.canary_seq, NowUs());
       break;
     case ConnectOutcome::kTimedOut:
       OnCanaryLate(probe);

@@ -80,6 +80,7 @@ uint16_t TargetState::NextCanaryPort() {
 }
 
 void TargetState::Launched(bool canary, int64_t now_us) {
+  ++launched_;
   if (!canary) {
     ++since_canary_;
     return;
@@ -99,15 +100,26 @@ int64_t TargetState::CanaryLateUs(const TimeoutBounds& bounds) const {
   return std::min(late, rtt.TimeoutUs(bounds));
 }
 
-void TargetState::CanaryAnswered(uint32_t seq) {
-  if (ledger.Answer(seq)) path_loss.Answered(ledger.rate(seq));
+void TargetState::CanaryAnswered(uint32_t seq, int64_t now_us) {
+  if (!ledger.Answer(seq)) return;
+  path_loss.Answered(ledger.rate(seq));
+  SettledClean(ledger.rate(seq), now_us);
+}
+
+void TargetState::SettledClean(double rate, int64_t now_us) {
+  double proven = clean_.Settled(rate, launched_, now_us);
+  if (proven > 0) losses.Refute(proven);
 }
 
 PathLoss::Kind TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
   if (!ledger.Lose(seq)) return PathLoss::Kind::kPath;  // settled or forgotten already
   double sent_rate = ledger.rate(seq);
   PathLoss::Kind kind = path_loss.Lost(sent_rate);
-  if (kind == PathLoss::Kind::kPath) return kind;
+  if (kind == PathLoss::Kind::kPath) {
+    SettledClean(sent_rate, now_us);
+    return kind;
+  }
+  clean_.Broken();
   // The pace is cut on any excess loss; the bar for silences moves only on
   // two within a window: a lone loss, the first of a lossy path's, must not
   // keep every later silence from counting.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "canary_ledger.h"
+#include "clean_stretch.h"
 #include "loss_history.h"
 #include "pacer.h"
 #include "path_loss.h"
@@ -54,7 +55,7 @@ class TargetState {
   int64_t CanaryLateUs(const TimeoutBounds& bounds) const;
 
   // A canary was answered.
-  void CanaryAnswered(uint32_t seq);
+  void CanaryAnswered(uint32_t seq, int64_t now_us);
   // A canary went unanswered: the silences around it do not count either
   // way. The path's own loss leaves the pace be; loss beyond it means the
   // host (or a queue) was dropping: slow down.
@@ -78,8 +79,14 @@ class TargetState {
   // Sent at `rate`, a silence can count: no loss seen yet, or below the rate
   // at which this target dropped probes.
   bool UnderSafeRate(double rate) const;
+  // A canary sent at `rate` settled within the path's loss: each long
+  // enough stretch of them refutes loss episodes clearly below what it
+  // proves.
+  void SettledClean(double rate, int64_t now_us);
 
   double ceiling_ = 0;
+  CleanStretch clean_;
+  uint64_t launched_ = 0;  // probes launched, canaries included
   std::vector<uint16_t> closed_ports_;
   std::vector<uint16_t> open_ports_;
   size_t next_canary_ = 0;

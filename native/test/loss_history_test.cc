@@ -1,6 +1,7 @@
 // LossHistory: the rate below which a silence may count. Checked: no bar
 // before any loss, 0.8 of the lowest loss rate over the last 8 episodes,
-// and losses within 50 ms of each other merging into one episode.
+// losses within 50 ms of each other merging into one episode, and episodes
+// refuted by a clean stretch at least 1.25 times their rate.
 #include "../core/loss_history.h"
 
 #include <algorithm>
@@ -101,6 +102,51 @@ TEST(LossHistory, LossesWithin50MsAreOneEpisode) {
     edge.Record(5000, now);
   }
   CHECK_NEAR(edge.SafeRate(), 4000, 1e-9);
+}
+
+TEST(LossHistory, ACleanStretchRefutesOnlyEpisodesWellBelowIt) {
+  // A false alarm at 4,000/s early on, then real episodes at 20,000 and
+  // 30,000: a stretch clean at 24,000 forgets the first alone.
+  LossHistory history;
+  int64_t now = kStartUs;
+  for (double rate : {4000.0, 20000.0, 30000.0}) {
+    history.Record(rate, now);
+    now += 100 * kMs;
+  }
+  CHECK_NEAR(history.SafeRate(), 3200, 1e-9);
+  history.Refute(24000);
+  CHECK_NEAR(history.SafeRate(), 16000, 1e-9);
+  // 20,000 x 1.25 = 25,000: refuted at exactly that, not just below.
+  history.Refute(24999);
+  CHECK_NEAR(history.SafeRate(), 16000, 1e-9);
+  history.Refute(25000);
+  CHECK_NEAR(history.SafeRate(), 24000, 1e-9);
+  history.Refute(1e9);
+  CHECK_EQ(history.SafeRate(), 0);
+  // Nothing left: a loss starts a new episode, a new bar.
+  history.Record(7000, now);
+  CHECK_NEAR(history.SafeRate(), 5600, 1e-9);
+}
+
+TEST(LossHistory, ALossJustAfterItsEpisodeWasRefutedStartsANewOne) {
+  // Refuting the newest episode ends it: a loss 10 ms later at a higher
+  // rate is an episode of its own, not merged into a forgotten one.
+  LossHistory history;
+  history.Record(10000, kStartUs);
+  history.Record(2000, kStartUs + 100 * kMs);
+  history.Refute(3000);
+  CHECK_NEAR(history.SafeRate(), 8000, 1e-9);
+  history.Record(9000, kStartUs + 110 * kMs);
+  CHECK_NEAR(history.SafeRate(), 7200, 1e-9);
+  // An older episode refuted leaves the newest open for merging.
+  LossHistory open;
+  open.Record(1000, kStartUs);
+  open.Record(9000, kStartUs + 100 * kMs);
+  open.Refute(2000);
+  open.Record(6000, kStartUs + 110 * kMs);
+  CHECK_NEAR(open.SafeRate(), 4800, 1e-9);
+  open.Record(8000, kStartUs + 300 * kMs);
+  CHECK_NEAR(open.SafeRate(), 4800, 1e-9);
 }
 
 }  // namespace
