@@ -7,8 +7,9 @@ namespace selfscan {
 
 namespace {
 // A canary after at least this many probes and this much time: about one
-// probe in eight at modest rates, fewer at high rates.
-constexpr uint32_t kCanaryEvery = 8;
+// probe in sixteen at modest rates, fewer at high rates. Canaries are SYNs
+// too: behind a SYN limiter each one takes the place of a port.
+constexpr uint32_t kCanaryEvery = 16;
 constexpr int64_t kCanaryGapUs = 250;
 // Silent probes waiting for canaries get them this often, work or not.
 constexpr int64_t kAwaitedCanaryGapUs = 2000;

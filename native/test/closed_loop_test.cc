@@ -2,9 +2,10 @@
 // unit can be right alone while the loop still stalls a scan (a path's
 // random loss stopping slow start) or runs it into a limiter. A synthetic
 // host with a SYN limiter (a token bucket) behind a path with random loss
-// answers probes the pacer lets out, one in eight a canary; canaries come
-// back after the RTT, and their losses are noticed after the canary
-// timeout and judged as TargetState::CanaryLost does.
+// answers probes the pacer lets out, one in sixteen a canary (as the
+// engine sends them); canaries come back after the RTT, and their losses
+// are noticed after the canary timeout and judged as
+// TargetState::CanaryLost does.
 #include <algorithm>
 #include <cstdint>
 #include <queue>
@@ -24,7 +25,7 @@ constexpr int64_t kEpochUs = 100000;      // Pacer::Tick's epoch
 constexpr int64_t kRttUs = 1000;          // an answered canary is settled after this
 constexpr int64_t kCanaryLateUs = 10000;  // an unanswered one after this (the floor in TargetState)
 constexpr double kInitialRate = 2000;     // the engine's default
-constexpr uint64_t kCanaryEvery = 8;
+constexpr uint64_t kCanaryEvery = 16;
 
 struct Host {
   double path_loss;   // round trip
@@ -130,7 +131,13 @@ TEST(PacerAndPathLoss, RateSettlesAtALimiter) {
     CHECK_GE(average, 0.8 * kLimit)
         << "seed " << seed << ": " << run.excess << " canary losses judged excess, " << run.cuts
         << " cuts, loss() " << run.final_loss;
-    CHECK_LE(average, 1.15 * kLimit) << "seed " << seed;
+    // One canary in sixteen hears of the limiter's drops half as often as
+    // one in eight did (which held it under 1.15x): the pace sits higher,
+    // up to a quarter above, but its canaries no longer take an eighth of
+    // what the limiter lets through (a whole scan is faster: bench/). A
+    // pace that took a limiter's steady loss for a lossy path's would run
+    // far above (35 % lost: 1.5x).
+    CHECK_LE(average, 1.3 * kLimit) << "seed " << seed;
   }
 }
 
