@@ -16,7 +16,9 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The core's pure logic: what the tests exercise, and nothing that opens a socket.
-const coreSources = ['rtt_estimator', 'pacer', 'canary_ledger', 'loss_history', 'clean_stretch', 'path_loss', 'filtered_rule', 'target_state'].map((name) => `native/core/${name}.cc`);
+const coreSources = ['rtt_estimator', 'pacer', 'canary_ledger', 'loss_history', 'clean_stretch', 'path_loss', 'filtered_rule', 'target_state'].map(
+  (name) => `native/core/${name}.cc`,
+);
 const testSources = readdirSync('native/test')
   .filter((file) => file.endsWith('.cc'))
   .sort()
