@@ -115,7 +115,7 @@ export const CASES: readonly ScannerCase[] = [
     host: { synLimit: { ...SYN_LIMIT } },
     goal: {
       kind: 'floor',
-      max: 2,
+      max: 1.3,
       chain: 'SYNLIMIT',
       packets: 65535,
       packetsWhy: 'every port needs one SYN through the limiter, which sees all SYNs before any other rule',
@@ -129,7 +129,7 @@ export const CASES: readonly ScannerCase[] = [
     host: { rstLimit: { ...RST_LIMIT } },
     goal: {
       kind: 'floor',
-      max: 2,
+      max: 1.3,
       chain: 'RSTLIMIT',
       packets: 64530,
       packetsWhy: 'each closed port must get one RST out through the limiter; open and filtered ports send none',
