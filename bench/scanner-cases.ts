@@ -43,6 +43,8 @@ export interface ScannerCase {
 
 export const SYN_LIMIT = { rate: 5000, burst: 100, scope: 'per-source' } as const;
 export const RST_LIMIT = { rate: 2000, burst: 20 } as const;
+/** Every SYN dropped but those to four listeners. */
+export const DROP_ALL_BUT_FOUR: NetnsHostOptions = { listenerPorts: [22, 25, 80, 8080], dropAllButListeners: true, filtered: null };
 /** The issue's internet paths: 1 % random loss each way, jitter a tenth of the round trip. */
 const PATH_50 = { rttMs: 50, jitterMs: 5, loss: 0.01 } as const;
 const PATH_200 = { rttMs: 200, jitterMs: 20, loss: 0.01 } as const;
@@ -79,7 +81,7 @@ export const CASES: readonly ScannerCase[] = [
   {
     key: 'path-50-drop-all-but-four',
     title: `${pathTitle(PATH_50)}; all-but-four-dropped host: 4 open, 65,531 filtered`,
-    host: { path: { ...PATH_50 }, listenerPorts: [22, 25, 80, 8080], dropAllButListeners: true, filtered: null },
+    host: { ...DROP_ALL_BUT_FOUR, path: { ...PATH_50 } },
     goal: { kind: 'seconds', max: 12 },
     anchors: ['nmap'],
     nmapOnceWhenQuick: true,
@@ -104,7 +106,7 @@ export const CASES: readonly ScannerCase[] = [
   {
     key: 'drop-all-but-four',
     title: 'all-but-four-dropped host: 4 open (22, 25, 80, 8080), every other SYN dropped (65,531 filtered)',
-    host: { listenerPorts: [22, 25, 80, 8080], dropAllButListeners: true, filtered: null },
+    host: { ...DROP_ALL_BUT_FOUR },
     goal: { kind: 'seconds', max: 8 },
     anchors: ['nmap', 'sweep'],
     nmapOnceWhenQuick: true,

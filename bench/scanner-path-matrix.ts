@@ -11,7 +11,7 @@ import { createNetnsHost, type NetnsHostOptions } from '../test/fixtures/netns-h
 import type { PathOptions } from '../test/fixtures/netns-path.js';
 import { recordSection } from './results-file.js';
 import { runOurs } from './scan-runners.js';
-import { RST_LIMIT, SYN_LIMIT } from './scanner-cases.js';
+import { DROP_ALL_BUT_FOUR, RST_LIMIT, SYN_LIMIT } from './scanner-cases.js';
 import { type Attempt, attempt, count, seconds } from './scanner-figures.js';
 
 interface Cell {
@@ -23,7 +23,7 @@ interface Cell {
 
 const HOSTS: Record<string, NetnsHostOptions> = {
   closed: {},
-  'all dropped but 4': { listenerPorts: [22, 25, 80, 8080], dropAllButListeners: true, filtered: null },
+  'all dropped but 4': DROP_ALL_BUT_FOUR,
   'SYNs ≤ 5,000/s': { synLimit: { ...SYN_LIMIT } },
   'RSTs ≤ 2,000/s': { rstLimit: { ...RST_LIMIT } },
 };

@@ -27,8 +27,8 @@ void LossHistory::Record(double rate, int64_t now_us) {
 }
 
 void LossHistory::Refute(double rate) {
-  auto refuted = [rate](double r) { return r * kRefuteMargin <= rate; };
   if (kept_ == 0) return;
+  auto refuted = [rate](double r) { return r * kRefuteMargin <= rate; };
   // With the newest episode gone, a loss soon after starts a new one.
   if (refuted(rates_[kept_ - 1])) last_us_ = INT64_MIN / 2;
   auto end = rates_.begin() + static_cast<std::ptrdiff_t>(kept_);

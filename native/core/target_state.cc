@@ -103,8 +103,9 @@ int64_t TargetState::CanaryLateUs(const TimeoutBounds& bounds) const {
 
 void TargetState::CanaryAnswered(uint32_t seq, int64_t now_us) {
   if (!ledger.Answer(seq)) return;
-  path_loss.Answered(ledger.rate(seq));
-  SettledClean(ledger.rate(seq), now_us);
+  double sent_rate = ledger.rate(seq);
+  path_loss.Answered(sent_rate);
+  SettledClean(sent_rate, now_us);
 }
 
 void TargetState::SettledClean(double rate, int64_t now_us) {
