@@ -489,7 +489,7 @@ void Engine::OnConnectTimeout(Probe& probe, bool clean) {
   ScanJob& job = *probe.job;
   const TargetState& target = *job.target;
   job.RecordSilence(probe.index, clean);
-  int needed = SilencesForFiltered(target.path_loss.loss(), job.AnsweringEstimate());
+  int needed = SilencesForFiltered(target.PathShare(), job.AnsweringEstimate());
   bool filtered = job.clean_silences(probe.index) >= needed ||
                   (!target.has_canary() && job.silences(probe.index) >= kSilentHostTries);
   if (filtered) {
@@ -638,7 +638,7 @@ void Engine::EnforceBudgets(int64_t now) {
 int64_t Engine::EtaUs(const ScanJob& job) const {
   const TargetState& target = *job.target;
   if (!target.rtt.HasSamples()) return -1;
-  int silences = SilencesForFiltered(target.path_loss.loss(), job.AnsweringEstimate());
+  int silences = SilencesForFiltered(target.PathShare(), job.AnsweringEstimate());
   int64_t timeout = target.rtt.TimeoutUs(job.spec().timeouts);
   return target.SendingUs(job.ProbesOwed(silences)) + silences * timeout;
 }

@@ -35,10 +35,11 @@ void LossHistory::Refute(double rate) {
   kept_ = static_cast<size_t>(std::remove_if(rates_.begin(), end, refuted) - rates_.begin());
 }
 
-double LossHistory::SafeRate() const {
+double LossHistory::LowestRate() const {
   if (kept_ == 0) return 0;
-  return kSafety *
-         *std::min_element(rates_.begin(), rates_.begin() + static_cast<std::ptrdiff_t>(kept_));
+  return *std::min_element(rates_.begin(), rates_.begin() + static_cast<std::ptrdiff_t>(kept_));
 }
+
+double LossHistory::SafeRate() const { return kSafety * LowestRate(); }
 
 }  // namespace selfscan

@@ -25,6 +25,8 @@ class LossHistory {
   // Silences of probes sent above this rate prove nothing; 0 = no loss yet
   // (any rate is fine).
   double SafeRate() const;
+  // The lowest rate of the episodes kept; 0 = none.
+  double LowestRate() const;
 
  private:
   static constexpr size_t kEpisodes = 8;

@@ -45,6 +45,9 @@ class Pacer {
   // cut per loss episode: losses of probes sent before the last cut were
   // already answered by it. True when it cut.
   bool OnLoss(int64_t sent_us, double sent_rate, int64_t now_us, double excess_share);
+  // A probe sent at `sent_us` went out before the last cut: what befell it
+  // belongs to the episode that cut.
+  bool SentBeforeCut(int64_t sent_us) const { return sent_us < last_cut_us_; }
 
  private:
   void Refill(int64_t now_us, double ceiling);

@@ -45,6 +45,10 @@ size_t PathLoss::BandOf(double rate) {
   return std::min(kBands - 1, static_cast<size_t>(std::log2(rate) * kBandsPerOctave));
 }
 
+double PathLoss::BandTop(size_t band) {
+  return std::exp2(static_cast<double>(band + 1) / kBandsPerOctave);
+}
+
 void PathLoss::Settle(double rate, bool lost) {
   if (since_excess_ < kWindow) ++since_excess_;
   if (window_filled_ == kWindow) {
@@ -87,9 +91,25 @@ PathLoss::Kind PathLoss::Lost(double rate) {
   return Kind::kPath;
 }
 
-double PathLoss::loss() const {
-  return ShareOf(static_cast<double>(lost_clear_),
-                 static_cast<double>(answered_clear_ + lost_clear_));
+void PathLoss::LostBeforeCut(double rate) {
+  Band& band = bands_[BandOf(rate)];
+  ++band.settled;
+  ++band.lost;
+  ++lost_excess_;
+}
+
+double PathLoss::loss(double excess_rate) const {
+  if (excess_rate <= 0) {
+    return ShareOf(static_cast<double>(lost_clear_),
+                   static_cast<double>(answered_clear_ + lost_clear_));
+  }
+  double lost = 0;
+  double settled = 0;
+  for (size_t band = 0; band < kBands && BandTop(band) <= excess_rate; ++band) {
+    lost += bands_[band].lost;
+    settled += bands_[band].settled;
+  }
+  return ShareOf(lost, settled);
 }
 
 void PathLoss::Restart() {

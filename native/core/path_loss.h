@@ -10,7 +10,9 @@
 // above could still slip in that way, so judging also reads the share per
 // band of pace: a limiter's loss only grows with the pace, and the least
 // lossy band (by an upper bound, so noise in a small band is no evidence)
-// caps what the path may be said to lose. Pure logic; engine thread only.
+// caps what the path may be said to lose; once excess loss is known, the
+// share the rule for `filtered` reads comes from the bands below it.
+// Pure logic; engine thread only.
 #pragma once
 
 #include <array>
@@ -27,11 +29,22 @@ class PathLoss {
   void Answered(double rate);
   // A canary sent at `rate` went unanswered: the path's own loss, or more.
   Kind Lost(double rate);
+  // A canary sent at `rate` before the pace's last cut went unanswered: the
+  // excess episode that cut the pace already answered for it. Excess, and
+  // in its band of pace, but not in the window (Restart) nor the share of
+  // clear times.
+  void LostBeforeCut(double rate);
 
-  // The share of probes the path loses (a SYN or its answer), as measured
-  // over the canaries settled in clear times; with few canaries it leans
-  // high. What the rule for `filtered` reads.
-  double loss() const;
+  // The share of probes the path loses (a SYN or its answer); with few
+  // canaries it leans high. What the rule for `filtered` reads. While no
+  // excess loss is known (`excess_rate` 0), measured over the canaries
+  // settled in clear times. Once excess loss was seen at `excess_rate`,
+  // over the bands of pace wholly below it: a limiter the pace keeps
+  // crossing makes clear times short and the first loss of each episode
+  // (lone, so far the path's for all it could tell) a large share of them:
+  // a loss-free path behind one once read as losing a third of its probes,
+  // and the rule for `filtered` asked 16 silences a port.
+  double loss(double excess_rate = 0) const;
   // What a loss is judged against: the same share, leaning low (as if many
   // canaries had been answered before the first), at most the least lossy
   // band of pace's upper bound.
@@ -64,6 +77,8 @@ class PathLoss {
     uint32_t lost = 0;
   };
   static size_t BandOf(double rate);
+  // The rate above every rate of band `band`.
+  static double BandTop(size_t band);
   void Settle(double rate, bool lost);
 
   std::array<bool, kWindow> window_{};  // recent canaries, true = lost

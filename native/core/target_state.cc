@@ -62,6 +62,8 @@ int64_t TargetState::SendingUs(double probes) const {
   return static_cast<int64_t>(epoch * std::log2(1 + probes / per_epoch));
 }
 
+double TargetState::PathShare() const { return path_loss.loss(losses.LowestRate()); }
+
 bool TargetState::UnderSafeRate(double rate) const {
   double safe = losses.SafeRate();
   return safe == 0 || rate <= safe;
@@ -116,6 +118,11 @@ void TargetState::SettledClean(double rate, int64_t now_us) {
 PathLoss::Kind TargetState::CanaryLost(uint32_t seq, int64_t now_us) {
   if (!ledger.Lose(seq)) return PathLoss::Kind::kPath;  // settled or forgotten already
   double sent_rate = ledger.rate(seq);
+  if (pacer.SentBeforeCut(ledger.sent_us(seq))) {
+    path_loss.LostBeforeCut(sent_rate);
+    clean_.Broken();
+    return PathLoss::Kind::kExcess;
+  }
   PathLoss::Kind kind = path_loss.Lost(sent_rate);
   if (kind == PathLoss::Kind::kPath) {
     SettledClean(sent_rate, now_us);

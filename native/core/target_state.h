@@ -36,6 +36,9 @@ class TargetState {
   // re-probing silent ports, they go clearly below the lowest loss rate.
   double ceiling() const { return ceiling_; }
   double rate() const { return pacer.Rate(ceiling_); }
+  // The share of probes the path itself loses: what the rule for
+  // `filtered` reads.
+  double PathShare() const;
   // Whether re-probes of silent ports may go now (their silence could count).
   bool CanJudgeSilence() const { return UnderSafeRate(rate()); }
   // What a later scan of this target may start from: the rate in force

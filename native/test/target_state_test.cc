@@ -3,10 +3,12 @@
 // together read as excess before the path's share is known); a clean stretch
 // at a clearly higher pace must lift that bar, or every re-probe of a silent
 // port would crawl under it. A limiter's episodes stay: no clean stretch
-// goes clearly above its rate.
+// goes clearly above its rate. Canaries in flight when the pace is cut
+// belong to the episode that cut it, not to the path's share.
 #include "../core/target_state.h"
 
 #include <cstdint>
+#include <vector>
 
 #include "test.h"
 
@@ -67,6 +69,30 @@ TEST(TargetState, ALimitersEpisodeStaysUnderAStretchJustBelowIt) {
   // episode, which stays.
   for (int i = 0; i < 600; ++i) Canary(target, clock, 4800, 3, true);
   CHECK_EQ(target.losses.SafeRate(), bar);
+}
+
+TEST(TargetState, CanariesSentBeforeACutAreTheEpisodesNotThePaths) {
+  TargetState target(2000, LearnedTiming{});
+  Clock clock;
+  for (int i = 0; i < 200; ++i) Canary(target, clock, 4000, 15, true);
+  // Twenty canaries in flight at 8,000/s, over a limiter's rate...
+  std::vector<uint32_t> in_flight;
+  for (int i = 0; i < 20; ++i) in_flight.push_back(target.ledger.Begin(clock.now, 8000));
+  clock.now += kMs;
+  // ...the first of them lost: excess, and the pace is cut.
+  double before = target.pacer.Rate(0);
+  CHECK(target.CanaryLost(in_flight[0], clock.now) == PathLoss::Kind::kExcess);
+  CHECK(target.pacer.Rate(0) < before);
+  double share = target.PathShare();
+  // The rest, noticed one by one after the cut: the same episode's, each
+  // excess, none the path's, and the share the rule for `filtered` reads
+  // stays where it was.
+  for (size_t i = 1; i < in_flight.size(); ++i) {
+    clock.now += 100;
+    CHECK(target.CanaryLost(in_flight[i], clock.now) == PathLoss::Kind::kExcess) << "canary " << i;
+  }
+  CHECK_EQ(target.path_loss.lost_path(), 0u);
+  CHECK_EQ(target.PathShare(), share);
 }
 
 }  // namespace
