@@ -26,7 +26,21 @@
       ],
       "defines": ["NAPI_VERSION=8"],
       "cflags_cc": ["-std=c++17", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers"],
-      "cflags_cc!": ["-std=gnu++17"]
+      "cflags_cc!": ["-std=gnu++17"],
+      "conditions": [
+        ["OS=='linux'", {
+          "sources": ["native/compat/glibc_floor.cc"],
+          "cflags_cc": ["-include", "<(module_root_dir)/native/compat/glibc_floor.h"],
+          "ldflags": [
+            "-static-libstdc++",
+            "-Wl,--exclude-libs,ALL",
+            "-Wl,--wrap=pthread_create,--wrap=pthread_join,--wrap=pthread_detach,--wrap=pthread_once",
+            "-Wl,--wrap=pthread_key_create,--wrap=__pthread_key_create,--wrap=pthread_key_delete",
+            "-Wl,--wrap=pthread_getspecific,--wrap=pthread_setspecific",
+            "-Wl,--wrap=__libc_single_threaded,--wrap=getentropy,--wrap=arc4random"
+          ]
+        }]
+      ]
     }
   ]
 }

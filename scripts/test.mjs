@@ -2,7 +2,9 @@
 // `npm test`: installs the system tools the tests drive (nmap, ip, iptables,
 // redis-server: its package's own service is kept from starting; chromium
 // for the page's browser tests; xmllint for the check client's JUnit;
-// libnetfilter-queue-dev for the path emulator of the netns hosts)
+// libnetfilter-queue-dev for the path emulator of the netns hosts; objdump,
+// the arm64 cross compiler, qemu and the libraries of Debian's arm64 Node
+// for the prebuilt binaries)
 // and the lint needs (clang-format) when they are missing, lints (npm run
 // lint), builds the addon, builds and runs the scanner core's C++ unit tests
 // (scripts/native-tests.mjs), type-checks and builds the TypeScript, runs
@@ -37,6 +39,11 @@ const tools = unitOnly
       'redis-server': 'redis-server',
       chromium: 'chromium',
       xmllint: 'libxml2-utils',
+      objdump: 'binutils',
+      // The linux-arm64 prebuild: cross-compiled, then loaded by Debian's
+      // arm64 Node under qemu (test/helpers/arm64-node.ts).
+      'aarch64-linux-gnu-g++': 'g++-aarch64-linux-gnu',
+      'qemu-aarch64-static': 'qemu-user-static',
     };
 const isRoot = process.getuid?.() === 0;
 
@@ -52,8 +59,28 @@ function run(command, args, options = {}) {
   }
 }
 
-/** Packages known by a file they install rather than a command: the path emulator's library header. */
-const files = unitOnly ? {} : { '/usr/include/libnetfilter_queue/libnetfilter_queue.h': 'libnetfilter-queue-dev' };
+/**
+ * Packages known by a file they install rather than a command: the path
+ * emulator's library header, and what Debian's arm64 Node needs to run under
+ * qemu (its own package is fetched by test/helpers/arm64-node.ts).
+ */
+const files = unitOnly
+  ? {}
+  : {
+      '/usr/include/libnetfilter_queue/libnetfilter_queue.h': 'libnetfilter-queue-dev',
+      '/usr/lib/aarch64-linux-gnu/libc.so.6': 'libc6:arm64',
+      '/usr/lib/aarch64-linux-gnu/libstdc++.so.6': 'libstdc++6:arm64',
+      '/usr/lib/aarch64-linux-gnu/libuv.so.1': 'libuv1:arm64',
+      '/usr/lib/aarch64-linux-gnu/libssl.so.3': 'libssl3:arm64',
+      '/usr/lib/aarch64-linux-gnu/libicuuc.so.72': 'libicu72:arm64',
+      '/usr/lib/aarch64-linux-gnu/libnghttp2.so.14': 'libnghttp2-14:arm64',
+      '/usr/lib/aarch64-linux-gnu/libcares.so.2': 'libc-ares2:arm64',
+      '/usr/lib/aarch64-linux-gnu/libbrotlienc.so.1': 'libbrotli1:arm64',
+      '/usr/lib/aarch64-linux-gnu/libz.so.1': 'zlib1g:arm64',
+      '/usr/share/nodejs/cjs-module-lexer': 'node-cjs-module-lexer',
+      '/usr/share/nodejs/acorn': 'node-acorn',
+      '/usr/share/nodejs/undici': 'node-undici',
+    };
 
 const missingCommands = Object.keys(tools).filter((command) => !has(command));
 const missingFiles = Object.keys(files).filter((file) => !existsSync(file));
@@ -61,6 +88,7 @@ const missing = [...new Set([...missingCommands.map((command) => tools[command])
 if (missing.length > 0 && isRoot) {
   console.log(`test: installing ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (missing.some((name) => name.endsWith(':arm64'))) run('dpkg', ['--add-architecture', 'arm64']);
   run('apt-get', ['update', '-qq'], { env });
   // Tests spawn their own redis-server: a policy-rc.d that refuses keeps the package from starting a system one.
   const policy = '/usr/sbin/policy-rc.d';

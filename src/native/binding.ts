@@ -1,7 +1,8 @@
-// The only loader of the compiled addon. node-gyp-build picks a prebuilt
-// binary from prebuilds/ when one fits this platform, else build/Release.
-import { createRequire } from 'node:module';
+// The only loader of the compiled addon (through load-addon.ts), and the
+// types of what it exports.
 import { fileURLToPath } from 'node:url';
+
+import { loadAddon } from './load-addon.js';
 
 /**
  * A target's pace and RTT estimate as a scan left them (LearnedTiming in
@@ -100,9 +101,7 @@ export interface NativeBinding {
   readonly scanDefaults: NativeScanDefaults;
 }
 
-const require = createRequire(import.meta.url);
-const loadBinding = require('node-gyp-build') as (dir: string) => unknown;
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The addon of this process (one per Node environment). */
-export const native = loadBinding(packageRoot) as NativeBinding;
+export const native = loadAddon(packageRoot) as NativeBinding;

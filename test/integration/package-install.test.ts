@@ -1,21 +1,28 @@
 // The npm package as a user gets it: packed, installed into an empty folder
 // on a machine without a compiler, started with npx, one fast scan of
-// loopback run through the API, and the page served with its assets.
-import { execFileSync, spawn } from 'node:child_process';
+// loopback run through the API, and the page served with its assets; then
+// its linux-arm64 binary loaded by arm64 Node under qemu, scanning.
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 import { afterAll, expect, it } from 'vitest';
 
+import { arm64Node } from '../helpers/arm64-node.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
+import { expectFloor, libraryFloor } from '../helpers/elf-floor.js';
 import { listenOn } from '../helpers/loopback-listeners.js';
 import { noCompilerPath } from '../helpers/no-compiler-path.js';
 import { LOOPBACK_DNS } from '../helpers/no-limits.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const execFileAsync = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'selfscan-pack-'));
+/** Where the tarball is installed (the first test), as a user's project. */
+const app = join(work, 'app');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 it('installs from the tarball without compiling, and serves a scan', { timeout: 300_000 }, async () => {
@@ -26,7 +33,6 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   cpSync(ROOT, source, { recursive: true, filter: (path) => !generated.test(relative(ROOT, path)) });
   symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
   const tarball = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: source, encoding: 'utf8' }).trim().split('\n').pop()!;
-  const app = join(work, 'app');
   execFileSync('mkdir', ['-p', app]);
   // allowScripts runs selfscan's own install script (node-gyp-build), as a
   // user who approves it gets: it must find the prebuilt binary and compile nothing.
@@ -41,7 +47,11 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   });
   expect(log).toContain('node-gyp-build'); // the install script ran
   expect(log).not.toMatch(/gyp info spawn|make: /);
-  expect(existsSync(join(app, 'node_modules/selfscan/prebuilds/linux-x64/selfscan.node'))).toBe(true);
+  // Tagged glibc (a musl host builds from source instead), and needing
+  // only glibc 2.17 and libgcc_s of the host: its C++ runtime is linked in.
+  const prebuild = join(app, 'node_modules/selfscan/prebuilds/linux-x64/selfscan.glibc.node');
+  expect(existsSync(prebuild)).toBe(true);
+  expectFloor(libraryFloor(prebuild));
   expect(existsSync(join(app, 'node_modules/selfscan/build'))).toBe(false);
 
   expect(execFileSync('npx', ['selfscan', '--version'], { cwd: app, env, encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
@@ -80,6 +90,41 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   } finally {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     if (server.exitCode === null && server.kill('SIGKILL')) await exited;
+    await listeners.close();
+  }
+});
+
+it('loads its linux-arm64 prebuild in arm64 Node (under qemu) and scans loopback exactly', { timeout: 300_000 }, async () => {
+  const prebuild = join(app, 'node_modules/selfscan/prebuilds/linux-arm64/selfscan.glibc.node');
+  expect(existsSync(prebuild)).toBe(true);
+  expect(execFileSync('file', ['-b', prebuild], { encoding: 'utf8' })).toMatch(/ELF 64-bit LSB shared object, ARM aarch64/);
+  expectFloor(libraryFloor(prebuild));
+
+  const listeners = await listenOn('127.0.0.96', [2222, 8443], 'HELLO-from-arm64');
+  try {
+    const script = join(app, 'arm64-scan.mjs');
+    writeFileSync(
+      script,
+      `import { createScanner } from 'selfscan';
+       const ports = process.argv.slice(3).map(Number);
+       const summary = await createScanner().scan({ ip: process.argv[2], ports }).done;
+       console.log(JSON.stringify({ arch: process.arch, status: summary.status, open: summary.open.map((p) => [p.port, p.banner]), closed: summary.closed, filtered: summary.filtered.length }));`,
+    );
+    const node = arm64Node();
+    const ports = [2222, 8443, ...Array.from({ length: 98 }, (_, i) => 30000 + i)];
+    const [command, args] = node.command([script, '127.0.0.96', ...ports.map(String)]);
+    const { stdout } = await execFileAsync(command, args, { cwd: app, env: node.env(process.env), encoding: 'utf8' });
+    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({
+      arch: 'arm64',
+      status: 'complete',
+      open: [
+        [2222, 'HELLO-from-arm64'],
+        [8443, 'HELLO-from-arm64'],
+      ],
+      closed: 98,
+      filtered: 0,
+    });
+  } finally {
     await listeners.close();
   }
 });
