@@ -60,6 +60,10 @@ void PathLoss::Settle(double rate, bool lost) {
   window_lost_ += lost ? 1 : 0;
   window_next_ = (window_next_ + 1) % kWindow;
   lost_share_ += ((lost ? 1.0 : 0.0) - lost_share_) * kShareWeight;
+  CountInBand(rate, lost);
+}
+
+void PathLoss::CountInBand(double rate, bool lost) {
   Band& band = bands_[BandOf(rate)];
   ++band.settled;
   band.lost += lost ? 1 : 0;
@@ -92,9 +96,7 @@ PathLoss::Kind PathLoss::Lost(double rate) {
 }
 
 void PathLoss::LostBeforeCut(double rate) {
-  Band& band = bands_[BandOf(rate)];
-  ++band.settled;
-  ++band.lost;
+  CountInBand(rate, true);
   ++lost_excess_;
 }
 

@@ -80,6 +80,8 @@ class PathLoss {
   // The rate above every rate of band `band`.
   static double BandTop(size_t band);
   void Settle(double rate, bool lost);
+  // Counts a settled canary in its band of pace.
+  void CountInBand(double rate, bool lost);
 
   std::array<bool, kWindow> window_{};  // recent canaries, true = lost
   size_t window_next_ = 0;
