@@ -2,6 +2,11 @@
   "targets": [
     {
       "target_name": "selfscan",
+      "variables": {
+        # Tests only: the kqueue backend on Linux, over the translation in
+        # test/native/kqueue-on-epoll (scripts/build-kqueue-translation.mjs).
+        "kqueue_on_epoll%": 0
+      },
       "sources": [
         "native/addon/addon.cc",
         "native/addon/scan_args.cc",
@@ -17,9 +22,12 @@
         "native/core/loss_history.cc",
         "native/core/pacer.cc",
         "native/core/path_loss.cc",
+        "native/core/poller.cc",
+        "native/core/poller_poll.cc",
         "native/core/rtt_estimator.cc",
         "native/core/scan_job.cc",
-        "native/core/target_state.cc"
+        "native/core/target_state.cc",
+        "native/core/wake_pipe.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"
@@ -29,7 +37,8 @@
       "cflags_cc!": ["-std=gnu++17"],
       "conditions": [
         ["OS=='linux'", {
-          "sources": ["native/compat/glibc_floor.cc"],
+          "sources": ["native/core/poller_epoll.cc", "native/compat/glibc_floor.cc"],
+          "defines": ["SELFSCAN_HAVE_EPOLL"],
           "cflags_cc": ["-include", "<(module_root_dir)/native/compat/glibc_floor.h"],
           "ldflags": [
             "-static-libstdc++",
@@ -39,6 +48,28 @@
             "-Wl,--wrap=pthread_getspecific,--wrap=pthread_setspecific",
             "-Wl,--wrap=__libc_single_threaded,--wrap=getentropy,--wrap=arc4random"
           ]
+        }],
+        ["OS=='mac'", {
+          "sources": ["native/core/poller_kqueue.cc"],
+          "defines": ["SELFSCAN_HAVE_KQUEUE"],
+          "xcode_settings": {
+            "MACOSX_DEPLOYMENT_TARGET": "11.0",
+            "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+            "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+            "OTHER_CPLUSPLUSFLAGS": ["-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers"]
+          }
+        }],
+        ["OS=='freebsd' or OS=='openbsd' or OS=='netbsd'", {
+          "sources": ["native/core/poller_kqueue.cc"],
+          "defines": ["SELFSCAN_HAVE_KQUEUE"]
+        }],
+        ["kqueue_on_epoll==1", {
+          "sources": [
+            "native/core/poller_kqueue.cc",
+            "test/native/kqueue-on-epoll/kqueue_on_epoll.cc"
+          ],
+          "include_dirs": ["test/native/kqueue-on-epoll"],
+          "defines": ["SELFSCAN_HAVE_KQUEUE"]
         }]
       ]
     }

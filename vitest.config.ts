@@ -1,9 +1,28 @@
+import { resolve } from 'node:path';
+
 import { defineConfig } from 'vitest/config';
+
+/** The native test files that scan: they run once per readiness backend. */
+const scanningNativeTests = [
+  'scanner-exactness',
+  'scanner-lifecycle',
+  'scan-defaults',
+  'learned-timing',
+  'hostile-drop-reject',
+  'hostile-rst-limit',
+  'hostile-syn-limit',
+  'hostile-concurrent',
+  'internet-paths',
+].map((name) => `test/native/${name}.test.ts`);
+const nativeProject = { fileParallelism: false, testTimeout: 120_000, hookTimeout: 60_000 };
 
 // Projects: pure logic (no compiler, no root; loopback at most), the real addon
 // against loopback and network-namespace hosts, the cluster, the real server,
 // the page in the system's Chromium against the real server, and the built
 // `selfscan check` client spawned against the real server.
+// The native files that scan run three times, once per readiness backend
+// (test/helpers/test-scanner.ts): epoll, poll, and kqueue over the
+// kqueue-on-epoll translation, built by scripts/build-kqueue-translation.mjs.
 // Native and integration tests measure real sockets and time, so every file
 // runs on its own (maxWorkers: 1), also across projects.
 export default defineConfig({
@@ -14,12 +33,17 @@ export default defineConfig({
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
       },
       {
+        test: { name: 'native', include: ['test/native/**/*.test.ts'], env: { SELFSCAN_TEST_POLLER: 'epoll' }, ...nativeProject },
+      },
+      {
+        test: { name: 'native-poll', include: scanningNativeTests, env: { SELFSCAN_TEST_POLLER: 'poll' }, ...nativeProject },
+      },
+      {
         test: {
-          name: 'native',
-          include: ['test/native/**/*.test.ts'],
-          fileParallelism: false,
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
+          name: 'native-kqueue',
+          include: scanningNativeTests,
+          env: { SELFSCAN_TEST_POLLER: 'kqueue', SELFSCAN_PREBUILD: resolve('build/kqueue-on-epoll') },
+          ...nativeProject,
         },
       },
       {

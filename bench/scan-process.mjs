@@ -2,7 +2,7 @@
 // whole process as it times nmap's. Plain JavaScript over the tsc build in
 // dist/ (npm run bench:scanner builds it first), so the figure is the
 // scanner's, not a TypeScript loader's start-up:
-//   node bench/scan-process.mjs <ip> [--no-banners] [--budget-ms N]
+//   node bench/scan-process.mjs <ip> [--no-banners] [--budget-ms N] [--poller NAME]
 // The caller checks the address (bench/allowed-target.ts). Prints one JSON
 // line: a ScanProcessResult (bench/scan-runners.ts).
 import { performance } from 'node:perf_hooks';
@@ -16,14 +16,15 @@ const { values, positionals } = parseArgs({
   options: {
     'no-banners': { type: 'boolean', default: false },
     'budget-ms': { type: 'string', default: '0' },
+    poller: { type: 'string', default: 'auto' },
   },
 });
 const ip = positionals[0];
-if (ip === undefined) throw new Error('usage: scan-process.mjs <ip> [--no-banners] [--budget-ms N]');
+if (ip === undefined) throw new Error('usage: scan-process.mjs <ip> [--no-banners] [--budget-ms N] [--poller NAME]');
 
 const ports = Array.from({ length: 65535 }, (_, i) => i + 1);
 const started = performance.now();
-const summary = await createScanner().scan({
+const summary = await createScanner({ poller: values.poller }).scan({
   ip,
   ports,
   banners: !values['no-banners'],

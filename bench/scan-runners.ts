@@ -1,9 +1,11 @@
 // One timed scan of a target by each tool the scanner benchmark compares
 // (selfscan, nmap -sT, the fixed-batch sweep), each in a process of its own,
 // judged against the fixture's truth.
+
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+import type { PollerChoice } from '../src/native/poller-choices.js';
 import type { ScanEndStatus } from '../src/native/scanner.js';
 import { assertAllowedTarget } from '../test/fixtures/allowed-target.js';
 import type { PortState } from '../test/fixtures/netns-host.js';
@@ -66,10 +68,10 @@ function statesFromLists(open: readonly number[], filtered: readonly number[]): 
   return states;
 }
 
-/** Our deep scan of all ports; a scan that ends early leaves its unscanned ports wrong. */
-export async function runOurs(ip: string, truth: Truth, banners = true): Promise<ToolRun & { scan: ScanProcessResult }> {
+/** Our deep scan of all ports, on `poller`; a scan that ends early leaves its unscanned ports wrong. */
+export async function runOurs(ip: string, truth: Truth, banners = true, poller: PollerChoice = 'auto'): Promise<ToolRun & { scan: ScanProcessResult }> {
   assertAllowedTarget(ip);
-  const args = [SCAN_PROCESS, ip, '--budget-ms', String(OUR_BUDGET_MS)];
+  const args = [SCAN_PROCESS, ip, '--budget-ms', String(OUR_BUDGET_MS), '--poller', poller];
   if (!banners) args.push('--no-banners');
   const { stdout, elapsedMs } = await runTimed(process.execPath, args, OUR_TIMEOUT_MS);
   const scan = lastJsonLine<ScanProcessResult>(stdout);

@@ -3,6 +3,7 @@
 // anchors for the given number of rounds, and returns the figures as lines.
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import type { PollerName } from '../src/native/poller-choices.js';
 import { measureLimiter } from '../test/fixtures/limiter-rate.js';
 import { createNetnsHost } from '../test/fixtures/netns-host.js';
 import { DEFAULT_TIMEOUT_MS, DEFAULT_WINDOW } from './fixed-batch-sweep.js';
@@ -13,6 +14,8 @@ import { type Attempt, allExact, attempt, count, describeRuns, medianMs, ratioTo
 export interface CaseSettings {
   runs: number;
   quick: boolean;
+  /** Readiness backends our scan runs on, each every round; the goals judge the first. */
+  pollers: readonly PollerName[];
   /** Progress as it happens (the case's figures come back at the end). */
   log: (line: string) => void;
 }
@@ -24,9 +27,11 @@ export interface CaseFigures {
 }
 
 const NMAP_LABEL = 'nmap -sT -p- -n -Pn -T4';
+/** How much slower than the first poller another may be and still serve as the fallback (issue #31). */
+const POLLER_RATIO_GOAL = 1.3;
 const SWEEP_LABEL = `fixed-batch sweep (${count(DEFAULT_WINDOW)} connects in flight, ${DEFAULT_TIMEOUT_MS / 1000} s timeout, no retries)`;
 
-export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings): Promise<CaseFigures> {
+export async function runCase(c: ScannerCase, { runs, quick, pollers, log }: CaseSettings): Promise<CaseFigures> {
   const host = await createNetnsHost(c.host);
   try {
     const truth = (port: number) => host.stateOf(port);
@@ -48,15 +53,18 @@ export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings
     }
 
     const logged = lines.length; // the limiter line is out already
-    const ours: Attempt[] = [];
+    const oursOn = new Map<PollerName, Attempt[]>(pollers.map((poller) => [poller, []]));
+    const ours = oursOn.get(pollers[0]!)!;
     const nmap: Attempt[] = [];
     const sweep: Attempt[] = [];
     const show = (label: string, a: Attempt): void => {
       log(`  ${label}: ${'error' in a ? `failed: ${a.error.split('\n')[0]}` : `${seconds(a.ms)}, wrong ${count(a.wrong)}`}`);
     };
     for (let round = 0; round < runs; round++) {
-      ours.push(await attempt(() => runOurs(host.ipv4, truth)));
-      show(`round ${round + 1} selfscan`, ours.at(-1)!);
+      for (const [poller, attempts] of oursOn) {
+        attempts.push(await attempt(() => runOurs(host.ipv4, truth, true, poller)));
+        show(`round ${round + 1} selfscan (${poller})`, attempts.at(-1)!);
+      }
       if (c.anchors.includes('nmap') && !(quick && c.nmapOnceWhenQuick && round > 0)) {
         nmap.push(await attempt(() => runNmap(host.ipv4, truth, 'T4', c.nmapTimeoutMs)));
         show(`round ${round + 1} nmap`, nmap.at(-1)!);
@@ -69,7 +77,7 @@ export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings
 
     const oursMs = medianMs(ours);
     const exact = allExact(ours);
-    lines.push(`selfscan deep scan: ${describeRuns(ours)}`);
+    lines.push(`selfscan deep scan (${pollers[0]}): ${describeRuns(ours)}`);
     switch (c.goal.kind) {
       case 'nmap-ratio': {
         const ratio = oursMs / medianMs(nmap);
@@ -84,6 +92,15 @@ export async function runCase(c: ScannerCase, { runs, quick, log }: CaseSettings
         lines.push(`ratio selfscan/floor ${ratio.toFixed(2)} (goal ≤ ${c.goal.max} with identical port states): ${verdict(ratio <= c.goal.max && exact)}`);
         break;
       }
+    }
+    for (const poller of pollers.slice(1)) {
+      const other = oursOn.get(poller)!;
+      const ratio = medianMs(other) / oursMs;
+      const met = verdict(ratio <= POLLER_RATIO_GOAL && allExact(other));
+      lines.push(
+        `selfscan deep scan (${poller}): ${describeRuns(other)}; ratio ${poller}/${pollers[0]} ${ratio.toFixed(2)} (goal ≤ ${POLLER_RATIO_GOAL} with identical port states): ${met}` +
+          (nmap.length > 0 ? `; ratio ${poller}/nmap ${ratioTo(medianMs(other), nmap)}` : ''),
+      );
     }
     if (nmap.length > 0) {
       const quickNote = nmap.length < runs ? ` (${nmap.length} run: --quick)` : '';

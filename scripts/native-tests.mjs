@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run test:native-core`: builds the scanner core's C++ unit tests
-// (native/test/, against the pure sources of native/core/: no sockets, no
-// threads, no Node headers) into build/native-tests/selfscan-core-tests and
-// runs them. Only what changed is compiled again (an object is stale when
+// (native/test/, against the pure sources of native/core/ and its readiness
+// backends, which are tried on loopback sockets; no Node headers) into
+// build/native-tests/selfscan-core-tests and runs them. The kqueue backend
+// is built over the kqueue-on-epoll translation of test/native/. Only what changed is compiled again (an object is stale when
 // its source, any header or this script is newer), objects in parallel.
 // Built with AddressSanitizer and UBSan, so a stray read or an overflow in
 // the core fails the run, not only a wrong number. Arguments go to the
@@ -19,11 +20,21 @@ import { fileURLToPath } from 'node:url';
 const coreSources = ['rtt_estimator', 'pacer', 'canary_ledger', 'loss_history', 'clean_stretch', 'path_loss', 'filtered_rule', 'target_state'].map(
   (name) => `native/core/${name}.cc`,
 );
+// The readiness backends this platform has; on Linux the kqueue backend too,
+// over the kqueue-on-epoll translation (test/native/kqueue-on-epoll stands
+// in for the BSDs' sys/event.h).
+const kqueueTranslation = 'test/native/kqueue-on-epoll';
+const linux = process.platform === 'linux';
+const pollerSources = [
+  ...['connect_outcome', 'wake_pipe', 'poller', 'poller_poll', 'poller_kqueue', ...(linux ? ['poller_epoll'] : [])].map((name) => `native/core/${name}.cc`),
+  ...(linux ? [`${kqueueTranslation}/kqueue_on_epoll.cc`] : []),
+];
+const defines = linux ? ['-DSELFSCAN_HAVE_EPOLL', '-DSELFSCAN_HAVE_KQUEUE', `-I${kqueueTranslation}`] : ['-DSELFSCAN_HAVE_KQUEUE'];
 const testSources = readdirSync('native/test')
   .filter((file) => file.endsWith('.cc'))
   .sort()
   .map((file) => `native/test/${file}`);
-const headers = ['native/core', 'native/test'].flatMap((dir) =>
+const headers = ['native/core', 'native/test', `${kqueueTranslation}/sys`].flatMap((dir) =>
   readdirSync(dir)
     .filter((file) => file.endsWith('.h'))
     .map((file) => join(dir, file)),
@@ -37,14 +48,14 @@ const newestInput = Math.max(mtime(fileURLToPath(import.meta.url)), ...headers.m
 
 function compile(source, object) {
   return new Promise((resolve) => {
-    const child = spawn('g++', [...flags, '-c', source, '-o', object], { stdio: 'inherit' });
+    const child = spawn('g++', [...flags, ...defines, '-c', source, '-o', object], { stdio: 'inherit' });
     child.on('error', (error) => resolve(`${source}: ${error.message}`));
     child.on('exit', (code, signal) => resolve(code === 0 ? null : `${source}: g++ failed (${code ?? signal})`));
   });
 }
 
 mkdirSync(outDir, { recursive: true });
-const objects = [...coreSources, ...testSources].map((source) => ({
+const objects = [...coreSources, ...pollerSources, ...testSources].map((source) => ({
   source,
   object: join(outDir, `${basename(source, '.cc')}.o`),
 }));

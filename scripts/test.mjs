@@ -6,7 +6,8 @@
 // the arm64 cross compiler, qemu and the libraries of Debian's arm64 Node
 // for the prebuilt binaries)
 // and the lint needs (clang-format) when they are missing, lints (npm run
-// lint), builds the addon, builds and runs the scanner core's C++ unit tests
+// lint), builds the addon (and its kqueue-on-epoll twin for the tests),
+// builds and runs the scanner core's C++ unit tests
 // (scripts/native-tests.mjs), type-checks and builds the TypeScript, runs
 // every vitest project, then prints one closing line "N passed, N failed"
 // counting both.
@@ -112,10 +113,13 @@ if (has('clang-format')) {
   run('npm', ['run', 'lint:ts']);
 }
 if (!unitOnly) {
-  // Always build the addon from the checked-out sources (incremental).
+  // Always build the addon from the checked-out sources (incremental), and
+  // its test-only twin with the kqueue backend over the kqueue-on-epoll
+  // translation, which the native-kqueue project loads.
   run('npx', ['node-gyp', existsSync('build/Makefile') ? 'build' : 'rebuild', '--nodedir=/usr'], {
     env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr' },
   });
+  run('node', ['scripts/build-kqueue-translation.mjs']);
 }
 // The core's C++ unit tests need the addon's compiler: they run wherever it is built.
 const native = { passed: 0, failed: 0, ok: true };

@@ -1,4 +1,5 @@
 export type { Port, PortState } from './api/port.js';
+export type { PollerChoice, PollerName } from './native/poller-choices.js';
 export type { LearnedTiming, ScanRequest, TimeoutOptions } from './native/scan-request.js';
 export type {
   FoundPorts,
@@ -11,5 +12,5 @@ export type {
   ScannerStats,
   ScanSummary,
 } from './native/scanner.js';
-export { createScanner } from './native/scanner.js';
+export { availablePollers, createScanner } from './native/scanner.js';
 export { serviceName } from './native/service-names.js';

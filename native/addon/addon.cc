@@ -6,6 +6,7 @@
 #include <napi.h>
 
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "../core/engine.h"
@@ -48,6 +49,7 @@ class Addon : public Napi::Addon<Addon> {
                              InstanceMethod("cancelScan", &Addon::CancelScan),
                              InstanceMethod("stats", &Addon::GetStats),
                              InstanceValue("scanDefaults", ScanDefaultsToJs(env), napi_enumerable),
+                             InstanceValue("pollers", PollersToJs(env), napi_enumerable),
                          });
   }
 
@@ -83,6 +85,9 @@ class Addon : public Napi::Addon<Addon> {
       Napi::Error failure = Napi::Error::New(env, error.what());
       failure.Set("errno", Napi::Number::New(env, error.code().value()));
       throw failure;
+    } catch (const std::invalid_argument& error) {
+      tsfn_.Release();
+      throw Napi::TypeError::New(env, error.what());
     }
     // Registered after the thread-safe function, so it runs before Node
     // tears that function down (cleanup hooks run last-in, first-out).
@@ -120,6 +125,7 @@ class Addon : public Napi::Addon<Addon> {
   static Napi::Object StatsObject(Napi::Env env, const Engine& engine) {
     EngineStats stats = engine.Stats();
     Napi::Object out = Napi::Object::New(env);
+    out.Set("poller", PollerName(stats.poller));
     out.Set("fdLimit", stats.fd_limit);
     out.Set("budget", stats.budget);
     out.Set("inFlight", stats.in_flight);

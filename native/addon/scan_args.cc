@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -151,6 +152,38 @@ Napi::Object ScanDefaultsToJs(Napi::Env env) {
   return out;
 }
 
+Napi::Array PollersToJs(Napi::Env env) {
+  const std::vector<PollerKind>& kinds = AvailablePollers();
+  Napi::Array names = Napi::Array::New(env, kinds.size());
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    names.Set(static_cast<uint32_t>(i), Napi::String::New(env, PollerName(kinds[i])));
+  }
+  names.Freeze();
+  return names;
+}
+
+namespace {
+
+// `poller`: auto or one of the backends this build has.
+PollerKind PollerField(const Napi::Object& object) {
+  Napi::Value value = object.Get("poller");
+  if (value.IsUndefined()) return PollerKind::kAuto;
+  PollerKind kind;
+  if (!value.IsString() || !ParsePollerKind(value.As<Napi::String>().Utf8Value(), &kind)) {
+    Fail(object.Env(), "poller must be one of auto, epoll, kqueue, poll");
+  }
+  const std::vector<PollerKind>& kinds = AvailablePollers();
+  if (kind != PollerKind::kAuto && std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+    std::string have;
+    for (PollerKind k : kinds) have += std::string(have.empty() ? "" : ", ") + PollerName(k);
+    Fail(object.Env(), std::string("poller ") + PollerName(kind) +
+                           " is not available in this build (it has " + have + ")");
+  }
+  return kind;
+}
+
+}  // namespace
+
 EngineOptions ParseEngineOptions(const Napi::Value& value) {
   EngineOptions options;
   if (value.IsUndefined()) return options;
@@ -163,6 +196,7 @@ EngineOptions ParseEngineOptions(const Napi::Value& value) {
       static_cast<int>(IntegerField(object, "initialRate", 1, 1 << 24, options.initial_rate));
   options.connect_threads =
       static_cast<int>(IntegerField(object, "connectThreads", -1, 64, options.connect_threads));
+  options.poller = PollerField(object);
   return options;
 }
 

@@ -16,5 +16,7 @@ ScanSpec ParseScanSpec(const Napi::Object& request);
 // request's names and units.
 Napi::Object ScanDefaultsToJs(Napi::Env env);
 EngineOptions ParseEngineOptions(const Napi::Value& value);
+// The readiness backends this build has, the platform's choice first; frozen.
+Napi::Array PollersToJs(Napi::Env env);
 
 }  // namespace selfscan

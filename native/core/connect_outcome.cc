@@ -1,12 +1,16 @@
 #include "connect_outcome.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
+#ifdef __linux__
 // After time.h: linux/errqueue.h uses struct timespec without including it.
 #include <linux/errqueue.h>
+#endif
 
 namespace selfscan {
 
@@ -51,16 +55,38 @@ int ConnectErrorOf(int fd, bool writable) {
   return error_number == 0 && !writable ? EAGAIN : error_number;
 }
 
-void KeepIcmpErrors(int fd, int family) {
+int OpenProbeSocket(int family) {
+#ifdef SOCK_NONBLOCK
+  int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+#else
+  int fd = socket(family, SOCK_STREAM, 0);  // macOS: no SOCK_NONBLOCK
+  if (fd < 0) return -1;
+  if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 ||
+      fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+#endif
   int on = 1;
+#ifdef SO_NOSIGPIPE
+  setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, sizeof on);
+#endif
+#ifdef __linux__
   if (family == AF_INET6) {
     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof on);
   } else {
     setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof on);
   }
+#endif
+  (void)on;
+  return fd;
 }
 
 bool RefusedByIcmp(int fd) {
+#ifdef __linux__
   char control[512];
   msghdr message{};
   message.msg_control = control;
@@ -73,6 +99,8 @@ bool RefusedByIcmp(int fd) {
     const auto* error = reinterpret_cast<const sock_extended_err*>(CMSG_DATA(c));
     return error->ee_origin == SO_EE_ORIGIN_ICMP || error->ee_origin == SO_EE_ORIGIN_ICMP6;
   }
+#endif
+  (void)fd;
   return false;
 }
 

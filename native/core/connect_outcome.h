@@ -3,19 +3,21 @@
 // place. Pure function, any thread.
 #pragma once
 
+#include <sys/socket.h>
+
 namespace selfscan {
 
 enum class ConnectOutcome {
   kOpen,        // connected
   kClosed,      // refused: the host answered RST
   kFiltered,    // ICMP unreachable / prohibited, reported by the network
-  kPending,     // EINPROGRESS: wait for epoll
+  kPending,     // EINPROGRESS: wait for the poller
   kTimedOut,    // the kernel gave up: same as our timeout
   kRetryLater,  // local resource shortage: back off, port goes back in queue
   kFatal,       // the scan cannot work (no route, not permitted, bad family)
 };
 
-// `from_network` is true for SO_ERROR read after epoll reported the socket:
+// `from_network` is true for SO_ERROR read after the poller reported the socket:
 // unreachable errors then came from an ICMP message. From connect() itself
 // they come from the local routing table, which says nothing of the target.
 ConnectOutcome ClassifyConnectErrno(int error_number, bool from_network);
@@ -25,11 +27,21 @@ ConnectOutcome ClassifyConnectErrno(int error_number, bool from_network);
 // (try the port again), never as connected.
 int ConnectErrorOf(int fd, bool writable);
 
-// Asks the kernel to queue the ICMP errors a connect meets (IP_RECVERR),
-// so that a refusal can be told apart from an ICMP port unreachable.
-void KeepIcmpErrors(int fd, int family);
+// A nonblocking, close-on-exec TCP socket for one probe, or -1 with errno.
+// It never raises SIGPIPE (with kSendNoSignal on each send), and on Linux
+// the kernel queues the ICMP errors its connect meets (IP_RECVERR), so that
+// a refusal can be told apart from an ICMP port unreachable.
+int OpenProbeSocket(int family);
 // True when the refusal of `fd` came from an ICMP message, not an RST: a
 // firewall's REJECT (filtered), which connect() reports as ECONNREFUSED.
+// Always false where the kernel has no error queue (macOS, the BSDs): there
+// a REJECT reads as closed.
 bool RefusedByIcmp(int fd);
+
+#ifdef MSG_NOSIGNAL
+constexpr int kSendNoSignal = MSG_NOSIGNAL;
+#else
+constexpr int kSendNoSignal = 0;  // macOS: SO_NOSIGPIPE, set by OpenProbeSocket
+#endif
 
 }  // namespace selfscan

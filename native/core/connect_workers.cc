@@ -19,16 +19,15 @@ constexpr size_t kBatch = 16;
 
 ConnectDone RunConnectOrder(const ConnectOrder& order) {
   int family = order.address.ss_family;
-  int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int fd = OpenProbeSocket(family);
   if (fd < 0) return ConnectDone{order.slot, order.gen, -1, errno, NowUs(), false, false};
-  KeepIcmpErrors(fd, family);
   int64_t started = NowUs();
   int error_number = 0;
   if (connect(fd, reinterpret_cast<const sockaddr*>(&order.address), order.length) != 0) {
     error_number = errno;
   }
   if (error_number == EINPROGRESS) {
-    // Already answered? Then the engine needs no epoll registration for it.
+    // Already answered? Then the engine need not watch it.
     pollfd check{fd, POLLOUT, 0};
     if (poll(&check, 1, 0) == 1 && check.revents != 0) {
       error_number = ConnectErrorOf(fd, check.revents & POLLOUT);
@@ -44,7 +43,7 @@ ConnectDone RunConnectOrder(const ConnectOrder& order) {
   return ConnectDone{order.slot, order.gen, fd, error_number, started, false, false};
 }
 
-ConnectWorkers::ConnectWorkers(int count, int wake_fd) : wake_fd_(wake_fd) {
+ConnectWorkers::ConnectWorkers(int count, Poller& poller) : poller_(poller) {
   for (int i = 0; i < count; ++i) threads_.emplace_back([this] { Work(); });
 }
 
@@ -94,9 +93,7 @@ void ConnectWorkers::Work() {
     lock.lock();
     done_.insert(done_.end(), finished.begin(), finished.end());
     finished_.fetch_add(finished.size(), std::memory_order_relaxed);
-    uint64_t one = 1;
-    ssize_t ignored = write(wake_fd_, &one, sizeof one);
-    (void)ignored;
+    poller_.Wake();
   }
 }
 

@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "poller.h"
+
 namespace selfscan {
 
 // What a probe's launch needs: where to connect, and the probe it is for.
@@ -45,8 +47,8 @@ ConnectDone RunConnectOrder(const ConnectOrder& order);
 
 class ConnectWorkers {
  public:
-  // `wake_fd`: an eventfd written whenever finished orders are waiting.
-  ConnectWorkers(int count, int wake_fd);
+  // `poller`: woken whenever finished orders are waiting.
+  ConnectWorkers(int count, Poller& poller);
   ~ConnectWorkers();
   ConnectWorkers(const ConnectWorkers&) = delete;
   ConnectWorkers& operator=(const ConnectWorkers&) = delete;
@@ -60,7 +62,7 @@ class ConnectWorkers {
  private:
   void Work();
 
-  int wake_fd_;
+  Poller& poller_;
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<ConnectOrder> orders_;

@@ -3,10 +3,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/syscall.h>
-#include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,8 +21,7 @@ namespace selfscan {
 
 namespace {
 
-constexpr uint64_t kWakeToken = UINT64_MAX;
-// Launches between two looks at epoll, so answers are read while a large
+// Launches between two looks at the poller, so answers are read while a large
 // sweep is still being sent.
 constexpr int kMaxLaunchBurst = 512;
 // Pause after a local resource error (EAGAIN, EADDRNOTAVAIL, EMFILE...).
@@ -83,26 +79,10 @@ Engine::Engine(EngineOptions options, std::unique_ptr<EventSink> sink)
   free_slots_.reserve(budget_);
   for (int i = budget_ - 1; i >= 0; --i) free_slots_.push_back(static_cast<uint32_t>(i));
 
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
-  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) {
-    int e = errno;
-    close(epoll_fd_);
-    throw std::system_error(e, std::generic_category(), "eventfd");
-  }
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.u64 = kWakeToken;
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0) {
-    int e = errno;
-    close(wake_fd_);
-    close(epoll_fd_);
-    throw std::system_error(e, std::generic_category(), "epoll_ctl");
-  }
+  poller_ = MakePoller(options_.poller);
   int threads = options_.connect_threads;
   if (threads < 0) threads = std::max(0, static_cast<int>(std::thread::hardware_concurrency()) - 1);
-  if (threads > 0) workers_ = std::make_unique<ConnectWorkers>(threads, wake_fd_);
+  if (threads > 0) workers_ = std::make_unique<ConnectWorkers>(threads, *poller_);
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -117,8 +97,6 @@ Engine::~Engine() {
   for (Probe& probe : probes_) {
     if (probe.fd >= 0) close(probe.fd);
   }
-  close(wake_fd_);
-  close(epoll_fd_);
 }
 
 uint64_t Engine::Submit(ScanSpec spec) {
@@ -141,7 +119,8 @@ void Engine::Cancel(uint64_t id) {
 }
 
 EngineStats Engine::Stats() const {
-  return EngineStats{fd_limit_,
+  return EngineStats{poller_->kind(),
+                     fd_limit_,
                      budget_,
                      stat_in_flight_.load(),
                      stat_scans_.load(),
@@ -151,14 +130,9 @@ EngineStats Engine::Stats() const {
                      stat_canaries_lost_to_path_.load()};
 }
 
-void Engine::Wake() {
-  uint64_t one = 1;
-  ssize_t ignored = write(wake_fd_, &one, sizeof one);
-  (void)ignored;
-}
+void Engine::Wake() { poller_->Wake(); }
 
 void Engine::Run() {
-  std::vector<epoll_event> events(1024);
   while (DrainCommands()) {
     int64_t now = NowUs();
     EnforceBudgets(now);
@@ -166,16 +140,8 @@ void Engine::Run() {
     bool more = FillSlots();
     if (workers_) workers_->Submit(to_workers_);
     FlushJobs();
-    int n = Wait(events.data(), static_cast<int>(events.size()), WaitTimeoutUs(NowUs(), more));
-    for (int i = 0; i < n; ++i) {
-      if (events[i].data.u64 == kWakeToken) {
-        uint64_t count;
-        ssize_t ignored = read(wake_fd_, &count, sizeof count);
-        (void)ignored;
-        continue;
-      }
-      HandleEvent(events[i].data.u64, events[i].events);
-    }
+    poller_->Wait(ready_, WaitTimeoutUs(NowUs(), more));
+    for (const Readiness& ready : ready_) HandleEvent(ready);
     CollectLaunches();
     ExpireTimers(NowUs());
   }
@@ -343,7 +309,7 @@ void Engine::OnLaunched(const ConnectDone& done) {
     return;
   }
   if (ClassifyConnectErrno(done.error_number, false) == ConnectOutcome::kPending) {
-    if (!Watch(probe, EPOLL_CTL_ADD, EPOLLOUT)) {
+    if (!Watch(probe, Interest::kWritable)) {
       RetryLater(probe, errno);
       return;
     }
@@ -364,16 +330,18 @@ void Engine::Abandon(Probe& probe) {
   CloseProbe(probe);
 }
 
-void Engine::HandleEvent(uint64_t token, uint32_t events) {
-  uint32_t slot = static_cast<uint32_t>(token & 0xffffffffu);
-  uint32_t gen = static_cast<uint32_t>(token >> 32);
+void Engine::HandleEvent(const Readiness& ready) {
+  uint32_t slot = static_cast<uint32_t>(ready.token & 0xffffffffu);
+  uint32_t gen = static_cast<uint32_t>(ready.token >> 32);
   if (slot >= probes_.size()) return;
   Probe& probe = probes_[slot];
   if (probe.gen != gen || probe.fd < 0) return;  // a probe that already ended
   switch (probe.phase) {
-    case Phase::kConnecting:
-      OnConnectResult(probe, ConnectErrorOf(probe.fd, events & EPOLLOUT), true, "connect");
+    case Phase::kConnecting: {
+      int error = ready.error != 0 ? ready.error : ConnectErrorOf(probe.fd, ready.writable);
+      OnConnectResult(probe, error, true, "connect");
       break;
+    }
     case Phase::kAwaitBanner:
     case Phase::kAwaitHttp:
       OnReadable(probe);
@@ -503,8 +471,7 @@ void Engine::OnConnectTimeout(Probe& probe, bool clean) {
 void Engine::BeginBanner(Probe& probe) {
   const ScanSpec& spec = probe.job->spec();
   probe.gen++;  // the connect timer still queued must not end the banner read
-  int op = probe.watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-  if (!spec.banners || !Watch(probe, op, EPOLLIN | EPOLLRDHUP)) {
+  if (!spec.banners || !Watch(probe, Interest::kReadable)) {
     FinishOpen(probe, nullptr);
     return;
   }
@@ -526,7 +493,7 @@ void Engine::OnReadable(Probe& probe) {
 
 void Engine::OnBannerTimeout(Probe& probe) {
   if (probe.phase == Phase::kAwaitBanner &&
-      send(probe.fd, kHttpProbe, kHttpProbeLength, MSG_NOSIGNAL) ==
+      send(probe.fd, kHttpProbe, kHttpProbeLength, kSendNoSignal) ==
           static_cast<ssize_t>(kHttpProbeLength)) {
     // A late server-first greeting still arrives before any HTTP answer.
     probe.phase = Phase::kAwaitHttp;
@@ -603,8 +570,8 @@ void Engine::ExpireTimers(int64_t now) {
       // A busy loop must not turn a late-read answer into "filtered".
       pollfd check{probe.fd, POLLOUT, 0};
       if (poll(&check, 1, 0) == 1 && check.revents != 0) {
-        uint32_t events = (check.revents & POLLOUT) ? uint32_t{EPOLLOUT} : 0u;
-        HandleEvent(Token(timer.slot, timer.gen), events);
+        HandleEvent(
+            Readiness{Token(timer.slot, timer.gen), (check.revents & POLLOUT) != 0, false, 0});
         continue;
       }
       if (probe.canary) {
@@ -674,31 +641,16 @@ int64_t Engine::WaitTimeoutUs(int64_t now, bool more_to_launch) const {
   return std::clamp<int64_t>(wake - now, 0, 60000000);
 }
 
-int Engine::Wait(epoll_event* events, int max_events, int64_t timeout_us) {
-#ifdef SYS_epoll_pwait2
-  // Microsecond waits: pacing at thousands of connects per second needs them.
-  if (timeout_us >= 0) {
-    timespec timeout{static_cast<time_t>(timeout_us / 1000000),
-                     static_cast<long>(timeout_us % 1000000) * 1000};
-    long n = syscall(SYS_epoll_pwait2, epoll_fd_, events, max_events, &timeout, nullptr, 0);
-    if (n >= 0 || errno != ENOSYS) return static_cast<int>(n);
-  }
-#endif
-  int ms = timeout_us < 0 ? -1 : static_cast<int>((timeout_us + 999) / 1000);
-  return epoll_wait(epoll_fd_, events, max_events, ms);
-}
-
 void Engine::ArmTimer(Probe& probe, int64_t deadline_us) {
   timers_.push(Timer{deadline_us, SlotOf(probe), probe.gen});
 }
 
-bool Engine::Watch(Probe& probe, int op, uint32_t events) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = Token(SlotOf(probe), probe.gen);
-  if (epoll_ctl(epoll_fd_, op, probe.fd, &ev) != 0) return false;
-  probe.watched = true;
-  return true;
+bool Engine::Watch(Probe& probe, Interest interest) {
+  uint64_t token = Token(SlotOf(probe), probe.gen);
+  bool ok = probe.watched ? poller_->Change(probe.fd, token, interest)
+                          : poller_->Add(probe.fd, token, interest);
+  probe.watched = probe.watched || ok;
+  return ok;
 }
 
 void Engine::LeaveConnecting(Probe& probe) {
@@ -712,7 +664,10 @@ void Engine::CloseProbe(Probe& probe) {
     probe.job->target->awaiting_canaries--;
     probe.awaiting_canaries = false;
   }
-  if (probe.fd >= 0) close(probe.fd);  // also leaves the epoll set
+  if (probe.fd >= 0) {
+    if (probe.watched) poller_->Remove(probe.fd);
+    close(probe.fd);
+  }
   probe.fd = -1;
   probe.watched = false;
   probe.job->in_flight--;

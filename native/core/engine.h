@@ -1,5 +1,6 @@
-// The scanning engine: one background thread, one epoll set, an eventfd to
-// wake or stop it. Every scan of the process shares it: a global socket
+// The scanning engine: one background thread that waits on its sockets
+// through one Poller (poller.h: epoll, kqueue or poll), which also wakes or
+// stops it. Every scan of the process shares it: a global socket
 // budget (from RLIMIT_NOFILE), and per target a socket budget and a paced
 // rate with canary probes (target_state.h), filled round-robin so parallel
 // scans slow down fairly. The canaries' losses are split into the path's own
@@ -10,8 +11,6 @@
 // (filtered_rule.h). Public methods may be called from any thread;
 // everything else runs on the engine thread.
 #pragma once
-
-#include <sys/epoll.h>
 
 #include <atomic>
 #include <cstdint>
@@ -25,6 +24,7 @@
 
 #include "connect_outcome.h"
 #include "connect_workers.h"
+#include "poller.h"
 #include "scan_event.h"
 #include "scan_job.h"
 #include "scan_spec.h"
@@ -39,9 +39,11 @@ struct EngineOptions {
   int per_target_in_flight = 8192;
   int initial_rate = 2000;   // connects/s to a new target, before slow start
   int connect_threads = -1;  // threads beside the engine's that run connects; -1 = cores - 1
+  PollerKind poller = PollerKind::kAuto;  // the readiness backend; auto: the platform's best
 };
 
 struct EngineStats {
+  PollerKind poller;  // the backend in use
   int fd_limit;
   int budget;
   int in_flight;
@@ -84,7 +86,7 @@ class Engine {
     Phase phase = Phase::kFree;
     bool canary = false;
     bool awaiting_canaries = false;  // silent; its verdict waits for canaries
-    bool watched = false;            // in the epoll set
+    bool watched = false;            // in the poller
     uint16_t port = 0;
     ScanJob* job = nullptr;   // a canary belongs to the scan that sent it
     uint32_t index = 0;       // into the job's ports (not for a canary)
@@ -119,7 +121,7 @@ class Engine {
   void CollectLaunches();
   void OnLaunched(const ConnectDone& done);
   void Abandon(Probe& probe);
-  void HandleEvent(uint64_t token, uint32_t events);
+  void HandleEvent(const Readiness& ready);
   void ExpireTimers(int64_t now);
   void EnforceBudgets(int64_t now);
   void FlushJobs();
@@ -127,7 +129,6 @@ class Engine {
   // target has answered once.
   int64_t EtaUs(const ScanJob& job) const;
   int64_t WaitTimeoutUs(int64_t now, bool more_to_launch) const;
-  int Wait(epoll_event* events, int max_events, int64_t timeout_us);
 
   // `icmp`: a refusal already known to come from ICMP (the socket is gone).
   void OnConnectResult(Probe& probe, int error_number, bool from_network, const char* syscall,
@@ -149,15 +150,15 @@ class Engine {
     return static_cast<uint32_t>(&probe - probes_.data());
   }
   void ArmTimer(Probe& probe, int64_t deadline_us);
-  bool Watch(Probe& probe, int op, uint32_t events);
+  bool Watch(Probe& probe, Interest interest);
   void LeaveConnecting(Probe& probe);
   void CloseProbe(Probe& probe);
   bool IsSelfConnect(const Probe& probe) const;
 
   const EngineOptions options_;
   std::unique_ptr<EventSink> sink_;
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;
+  std::unique_ptr<Poller> poller_;
+  std::vector<Readiness> ready_;
   int fd_limit_ = 0;
   int budget_ = 0;
   int fd_ceiling_ = 0;  // budget, lowered for a while after EMFILE

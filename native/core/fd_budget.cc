@@ -13,8 +13,9 @@ constexpr int kDefaultCap = 8192;
 constexpr int kFloor = 8;
 
 int CountOpenFds() {
-  DIR* dir = opendir("/proc/self/fd");
-  if (dir == nullptr) return 64;  // a conservative guess
+  DIR* dir = opendir("/proc/self/fd");           // Linux
+  if (dir == nullptr) dir = opendir("/dev/fd");  // macOS, the BSDs
+  if (dir == nullptr) return 64;                 // a conservative guess
   int count = 0;
   while (readdir(dir) != nullptr) ++count;
   closedir(dir);

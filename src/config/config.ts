@@ -3,6 +3,7 @@
 // README's table are derived from it (config-sources.ts, config-table.ts beside it).
 import * as z from 'zod';
 
+import { POLLER_CHOICES } from '../native/poller-choices.js';
 import { parseCidr } from '../net/cidr.js';
 
 /** What the schema says of a setting beyond its type and default. */
@@ -71,6 +72,14 @@ export const configSchema = z.strictObject({
     .strictObject({
       fast: setting(seconds.default(120), { description: 'time budget of a fast scan; past it the scan ends `incomplete`' }),
       deep: setting(seconds.default(1800), { description: 'time budget of a deep scan; past it the scan ends `incomplete`' }),
+    })
+    .prefault({}),
+  scanner: z
+    .strictObject({
+      poller: setting(z.enum(POLLER_CHOICES).default('auto'), {
+        description:
+          "how the scanner waits on its sockets: `epoll` (Linux), `kqueue` (macOS, the BSDs), `poll` (any POSIX system) or `auto`, the platform's best; one this build lacks stops the start",
+      }),
     })
     .prefault({}),
   drainSeconds: setting(seconds.default(30), { description: 'on SIGTERM, how long scans in flight may still finish' }),

@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 
 import { loadAddon } from './load-addon.js';
+import type { PollerChoice, PollerName } from './poller-choices.js';
 
 /**
  * A target's pace and RTT estimate as a scan left them (LearnedTiming in
@@ -50,6 +51,8 @@ export interface NativeEngineOptions {
   initialRate?: number;
   /** Threads beside the engine's that run connect() calls; -1 (default): one per core beyond the first. */
   connectThreads?: number;
+  /** The readiness backend: `auto` (default) is the first of `pollers`. */
+  poller?: PollerChoice;
 }
 
 export interface NativeChunkEvent {
@@ -78,6 +81,8 @@ export interface NativeEndEvent {
 export type NativeScanEvent = NativeChunkEvent | NativeEndEvent;
 
 export interface NativeEngineStats {
+  /** The readiness backend in use. */
+  poller: PollerName;
   fdLimit: number;
   budget: number;
   inFlight: number;
@@ -99,6 +104,8 @@ export interface NativeBinding {
   stats(): NativeEngineStats | null;
   /** Frozen. */
   readonly scanDefaults: NativeScanDefaults;
+  /** The readiness backends this build has, the platform's choice first. Frozen. */
+  readonly pollers: readonly PollerName[];
 }
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));

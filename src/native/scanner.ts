@@ -4,6 +4,7 @@ import { getSystemErrorName } from 'node:util';
 
 import type { Port } from '../api/port.js';
 import { type NativeChunkEvent, type NativeEndEvent, type NativeEngineOptions, type NativeEngineStats, native } from './binding.js';
+import { POLLER_CHOICES, type PollerName } from './poller-choices.js';
 import { type LearnedTiming, type ScanRequest, toNativeRequest } from './scan-request.js';
 import { serviceName } from './service-names.js';
 
@@ -156,12 +157,29 @@ function startScan(request: ScanRequest, onChunk?: (chunk: ScanChunk) => void): 
 
 let configured: string | undefined;
 
+/** The readiness backends this build of the scanner has, the platform's choice first. */
+export const availablePollers: readonly PollerName[] = native.pollers;
+
+/** Throws a TypeError for a `poller` that is not a choice, or that this build lacks. */
+function checkPoller(poller: unknown): void {
+  if (poller === undefined) return;
+  if (typeof poller !== 'string' || !(POLLER_CHOICES as readonly string[]).includes(poller)) {
+    throw new TypeError(`poller must be one of ${POLLER_CHOICES.join(', ')}`);
+  }
+  if (poller !== 'auto' && !availablePollers.includes(poller as PollerName)) {
+    throw new TypeError(`poller ${poller} is not available on ${process.platform}-${process.arch} (this build has ${availablePollers.join(', ')})`);
+  }
+}
+
 /**
  * The process's scanner. The engine starts on the first call, with that
- * call's options; a later call with different options throws.
+ * call's options; a later call with different options throws. `poller`
+ * `auto` is the same as leaving it out.
  */
 export function createScanner(options: ScannerOptions = {}): Scanner {
-  const key = JSON.stringify(options);
+  checkPoller(options.poller);
+  const { poller, ...rest } = options;
+  const key = JSON.stringify(poller === 'auto' ? rest : options);
   if (configured === undefined) {
     native.configure(options);
     configured = key;

@@ -59,7 +59,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
 
   let scanner: ScannerNode | undefined;
   if (scan) {
-    const native = deps.scanner ?? (await import('../native/scanner.js')).createScanner();
+    const native = deps.scanner ?? (await import('../native/scanner.js')).createScanner({ poller: config.scanner.poller });
     const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
     scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, logger }, bullmq());
     const announced = announceScanner(redis, scannerRegion, (error) => logger.warn({ err: error }, 'scanner heartbeat failed'));

@@ -28,7 +28,7 @@ import { openApiRole } from './api-role.js';
 /** What `startServer` makes itself unless given. */
 export interface ServeDependencies {
   /** Default: the native scanner (loaded only then). */
-  scanner?: Pick<Scanner, 'scan'> & { stats(): Pick<ScannerStats, 'budget'> };
+  scanner?: Pick<Scanner, 'scan'> & { stats(): Pick<ScannerStats, 'budget'> & Partial<Pick<ScannerStats, 'poller'>> };
   /** Default: lmdb in the data dir. */
   store?: ResultStore;
   /** Default: in memory, kept in lmdb in the data dir. */
@@ -54,8 +54,8 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 export async function startServer(config: Config, logger: Logger, deps: ServeDependencies = {}): Promise<RunningServer> {
   if (config.redisUrl !== undefined) return (await import('./cluster-serve.js')).startClusterServer(config, logger, deps);
   const clock = deps.clock ?? systemClock;
-  const scanner = deps.scanner ?? (await import('../native/scanner.js')).createScanner();
-  const { budget } = scanner.stats();
+  const scanner = deps.scanner ?? (await import('../native/scanner.js')).createScanner({ poller: config.scanner.poller });
+  const { budget, poller } = scanner.stats();
   const concurrency = {
     fast: config.concurrency.fast ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.fast)),
     deep: config.concurrency.deep ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.deep)),
@@ -100,6 +100,7 @@ export async function startServer(config: Config, logger: Logger, deps: ServeDep
       port,
       concurrency,
       socketBudget: budget,
+      poller,
       allowPrivateTargets: config.allowPrivateTargets,
       asnSource: api.asnSource,
     },

@@ -240,11 +240,26 @@ describe('command line', () => {
     expect(badConfig.stderr()).toContain('not valid JSON');
     const unknown = runCli(['scan']);
     expect(await unknown.exited).toBe(2);
+    const badPoller = runCli(['serve'], { SELFSCAN_SCANNER_POLLER: 'select' });
+    expect(await badPoller.exited).toBe(2);
+    expect(badPoller.stderr()).toContain('SELFSCAN_SCANNER_POLLER');
+  });
+
+  it('refuses to start on a scanner poller this platform lacks, saying which it has', async () => {
+    const run = runCli(['serve'], { SELFSCAN_HOST: '127.0.0.1', SELFSCAN_PORT: '0', SELFSCAN_DATA_DIR: tempDir(), SELFSCAN_SCANNER_POLLER: 'kqueue' });
+    expect(await run.exited).toBe(1);
+    expect(run.stdout() + run.stderr()).toContain('poller kqueue is not available on linux-x64 (this build has epoll, poll)');
   });
 
   it('takes its settings from SELFSCAN_* environment variables', async () => {
     const dataDir = tempDir();
-    const run = runCli(['serve'], { SELFSCAN_HOST: '127.0.0.1', SELFSCAN_PORT: '0', SELFSCAN_DATA_DIR: dataDir, SELFSCAN_ALLOW_PRIVATE_TARGETS: '1' });
+    const run = runCli(['serve'], {
+      SELFSCAN_HOST: '127.0.0.1',
+      SELFSCAN_PORT: '0',
+      SELFSCAN_DATA_DIR: dataDir,
+      SELFSCAN_ALLOW_PRIVATE_TARGETS: '1',
+      SELFSCAN_SCANNER_POLLER: 'poll',
+    });
     cleanups.push(() => {
       run.child.kill('SIGKILL');
     });
@@ -256,6 +271,6 @@ describe('command line', () => {
         .split('\n')
         .find((l) => l.includes('"event":"listening"'));
     }
-    expect(JSON.parse(line ?? '{}')).toMatchObject({ host: '127.0.0.1', allowPrivateTargets: true });
+    expect(JSON.parse(line ?? '{}')).toMatchObject({ host: '127.0.0.1', allowPrivateTargets: true, poller: 'poll' });
   });
 });

@@ -7,13 +7,13 @@
 // network namespaces (CI).
 import { describe, expect, it } from 'vitest';
 
-import { createScanner } from '../../src/native/scanner.js';
 import type { Limit } from '../fixtures/netns-firewall.js';
 import type { NetnsHost } from '../fixtures/netns-host.js';
 import { EXACT, FAMILIES, type HostileScan, limiterFloorMs, logScan, portList, REPETITIONS, scanHost, verdictOf } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
-const scanner = createScanner();
+const scanner = createTestScanner();
 
 const SYN_LIMIT: Limit = { rate: 1000, burst: 5 };
 const RST_LIMIT: Limit = { rate: 1000, burst: 20 };

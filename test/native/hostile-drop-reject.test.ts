@@ -10,14 +10,14 @@
 // network namespaces (CI).
 import { describe, expect, it } from 'vitest';
 
-import { createScanner } from '../../src/native/scanner.js';
 import type { PortRange } from '../fixtures/netns-firewall.js';
 import type { NetnsHostOptions } from '../fixtures/netns-host.js';
 import { EXACT, FAMILIES, type Family, logScan, nmapStatesOnce, portList, portsIn, REPETITIONS, scanHost, spacer, verdictOf } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { mismatches } from '../helpers/scan-compare.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
-const scanner = createScanner();
+const scanner = createTestScanner();
 
 const REJECT_RESET: PortRange = { from: 30000, to: 30499 };
 const REJECT_ICMP: PortRange = { from: 31000, to: 31499 };

@@ -7,7 +7,6 @@
 // fixture's truth is the reference. Needs root and network namespaces (CI).
 import { describe, expect, it } from 'vitest';
 
-import { createScanner } from '../../src/native/scanner.js';
 import { limiterCounts } from '../fixtures/limiter-rate.js';
 import type { Limit } from '../fixtures/netns-firewall.js';
 import {
@@ -24,8 +23,9 @@ import {
   verdictOf,
 } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
-const scanner = createScanner();
+const scanner = createTestScanner();
 
 /** A range the host drops outright: filtered, with no RST to wait for. */
 const DROPPED = { from: 20000, to: 20049 };

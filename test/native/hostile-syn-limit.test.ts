@@ -6,14 +6,14 @@
 // truth is the only reference. Needs root and network namespaces (CI).
 import { describe, expect, it } from 'vitest';
 
-import { createScanner } from '../../src/native/scanner.js';
 import { limiterCounts } from '../fixtures/limiter-rate.js';
 import type { HostileOptions } from '../fixtures/netns-firewall.js';
 import { FAMILIES, portList, REPETITIONS, refillMs, scanExactly, spacer } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { ALL_PORTS } from '../helpers/scan-compare.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
-const scanner = createScanner();
+const scanner = createTestScanner();
 
 /** A range the host drops outright: filtered whatever the limiter does. */
 const DROPPED = { from: 20000, to: 20049 };

@@ -10,13 +10,13 @@ import { describe, expect, it } from 'vitest';
 
 import { native } from '../../src/native/binding.js';
 import type { ScanChunk } from '../../src/native/scanner.js';
-import { createScanner } from '../../src/native/scanner.js';
 import type { NetnsHostOptions } from '../fixtures/netns-host.js';
 import { EXACT, type Family, logScan, portList, scanHost, spacer, verdictOf } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { ALL_PORTS } from '../helpers/scan-compare.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
-const scanner = createScanner();
+const scanner = createTestScanner();
 
 /** A range the host drops outright: filtered whatever the path does. */
 const DROPPED = { from: 20000, to: 20049 };

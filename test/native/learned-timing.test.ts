@@ -8,12 +8,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { native } from '../../src/native/binding.js';
 import type { LearnedTiming } from '../../src/native/scan-request.js';
-import { createScanner, type ScanSummary } from '../../src/native/scanner.js';
+import type { ScanSummary } from '../../src/native/scanner.js';
 import { listeningPorts } from '../helpers/listening-ports.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
 const IP = '127.0.0.1';
-const scanner = createScanner();
+const scanner = createTestScanner();
 const host = useNetnsHost();
 
 let server: Server;

@@ -8,13 +8,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { native } from '../../src/native/binding.js';
 import type { ScanRequest } from '../../src/native/scan-request.js';
-import { createScanner, type ScanChunk } from '../../src/native/scanner.js';
+import type { ScanChunk } from '../../src/native/scanner.js';
 import { listeningPorts } from '../helpers/listening-ports.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
 const IP = '127.0.0.1';
 const GREETING = 'HELLO-from-scan-defaults';
 const defaults = native.scanDefaults;
-const scanner = createScanner();
+const scanner = createTestScanner();
 
 let server: Server;
 let openPort: number;

@@ -5,12 +5,13 @@ import { execFileSync } from 'node:child_process';
 
 import { describe, expect, it } from 'vitest';
 
-import { createScanner, type ScanChunk } from '../../src/native/scanner.js';
+import type { ScanChunk } from '../../src/native/scanner.js';
 import { nmapScan } from '../fixtures/nmap.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { ALL_PORTS, mismatches, statesOf } from '../helpers/scan-compare.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
-const scanner = createScanner();
+const scanner = createTestScanner();
 const host = useNetnsHost();
 
 describe.each(['ipv4', 'ipv6'] as const)('deep scan over %s', (family) => {

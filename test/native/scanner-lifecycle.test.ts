@@ -8,9 +8,10 @@ import { promisify } from 'node:util';
 
 import { expect, it } from 'vitest';
 
-import { createScanner, type ScanChunk, type ScanSummary } from '../../src/native/scanner.js';
+import type { ScanChunk, ScanSummary } from '../../src/native/scanner.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { ALL_PORTS, mismatches, statesOf } from '../helpers/scan-compare.js';
+import { createTestScanner } from '../helpers/test-scanner.js';
 
 const execFileAsync = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./children/scan-child.ts', import.meta.url));
@@ -19,7 +20,7 @@ const FAST_PORTS = [
   11211, 27017,
 ];
 
-const scanner = createScanner();
+const scanner = createTestScanner();
 const host = useNetnsHost();
 
 function openDescriptors(): number {

@@ -3,8 +3,8 @@
 // Prints one JSON line with the result; never calls process.exit.
 import { closeSync, openSync } from 'node:fs';
 
-import { createScanner } from '../../../src/native/scanner.js';
 import { ALL_PORTS } from '../../helpers/scan-compare.js';
+import { createTestScanner } from '../../helpers/test-scanner.js';
 
 interface ChildRequest {
   ip: string;
@@ -14,7 +14,7 @@ interface ChildRequest {
 }
 
 const request = JSON.parse(process.argv[2] ?? '{}') as ChildRequest;
-const scanner = createScanner();
+const scanner = createTestScanner();
 let emfileHeld = 0;
 
 // Keeps taking every descriptor the engine frees, for 300 ms, so that its
