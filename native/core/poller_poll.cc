@@ -92,7 +92,7 @@ class PollPoller : public Poller {
 
   int PollAll(int64_t timeout_us) {
     nfds_t count = static_cast<nfds_t>(fds_.size());
-#if defined(__linux__) || defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__)
+#if defined(__linux__) || defined(__FreeBSD__) || defined(__OpenBSD__)
     if (timeout_us >= 0) {
       timespec timeout{static_cast<time_t>(timeout_us / 1000000),
                        static_cast<long>(timeout_us % 1000000) * 1000};

@@ -80,6 +80,28 @@ bool WaitFor(Poller& poller, uint64_t token, Readiness* found,
   return false;
 }
 
+// A probe socket connecting to a loopback listener (or, `listening` false,
+// to a bound port nobody listens on), watched for writable under `token`,
+// and what the poller first reported of it.
+struct WatchedConnect {
+  int server = -1;
+  int fd = -1;
+  bool reported = false;
+  Readiness first{};
+
+  WatchedConnect(Poller& poller, bool listening, uint64_t token) {
+    uint16_t port;
+    server = BoundSocket(listening, &port);
+    fd = StartConnect(port);
+    reported = poller.Add(fd, token, Interest::kWritable) && WaitFor(poller, token, &first);
+  }
+  void Close(Poller& poller) {
+    poller.Remove(fd);
+    close(fd);
+    close(server);
+  }
+};
+
 // Every backend this build has, by name, for the failure messages.
 template <typename Body>
 void ForEachPoller(Body body) {
@@ -109,62 +131,46 @@ TEST(Poller, ThisTestBuildHasEveryBackendOfItsPlatform) {
 
 TEST(Poller, AFinishedConnectIsWritableWithNoError) {
   ForEachPoller([](Poller& poller, const char* name) {
-    uint16_t port;
-    int listener = BoundSocket(true, &port);
-    int fd = StartConnect(port);
-    CHECK(poller.Add(fd, 7, Interest::kWritable)) << name;
-    Readiness ready{};
-    CHECK(WaitFor(poller, 7, &ready)) << name;
-    CHECK(ready.writable) << name;
-    CHECK_EQ(ready.error, 0) << name;
-    CHECK_EQ(ConnectErrorOf(fd, ready.writable), 0) << name;
-    poller.Remove(fd);
-    close(fd);
-    close(listener);
+    WatchedConnect probe(poller, true, 7);
+    CHECK(probe.reported) << name;
+    CHECK(probe.first.writable) << name;
+    CHECK_EQ(probe.first.error, 0) << name;
+    CHECK_EQ(ConnectErrorOf(probe.fd, probe.first.writable), 0) << name;
+    probe.Close(poller);
   });
 }
 
 TEST(Poller, ARefusedConnectReportsItsError) {
   ForEachPoller([](Poller& poller, const char* name) {
-    uint16_t port;
-    int closed = BoundSocket(false, &port);
-    int fd = StartConnect(port);
-    CHECK(poller.Add(fd, 9, Interest::kWritable)) << name;
-    Readiness ready{};
-    CHECK(WaitFor(poller, 9, &ready)) << name;
-    int error = ready.error != 0 ? ready.error : ConnectErrorOf(fd, ready.writable);
+    WatchedConnect probe(poller, false, 9);
+    CHECK(probe.reported) << name;
+    const Readiness& ready = probe.first;
+    int error = ready.error != 0 ? ready.error : ConnectErrorOf(probe.fd, ready.writable);
     CHECK_EQ(error, ECONNREFUSED) << name;
-    poller.Remove(fd);
-    close(fd);
-    close(closed);
+    probe.Close(poller);
   });
 }
 
 TEST(Poller, AfterAChangeOfInterestDataAndEndOfStreamAreReadable) {
   ForEachPoller([](Poller& poller, const char* name) {
-    uint16_t port;
-    int listener = BoundSocket(true, &port);
-    int fd = StartConnect(port);
-    CHECK(poller.Add(fd, 1, Interest::kWritable)) << name;
-    Readiness ready{};
-    CHECK(WaitFor(poller, 1, &ready)) << name;
-    int peer = accept(listener, nullptr, nullptr);
-    CHECK(poller.Change(fd, 2, Interest::kReadable)) << name;
+    WatchedConnect probe(poller, true, 1);
+    CHECK(probe.reported) << name;
+    int peer = accept(probe.server, nullptr, nullptr);
+    CHECK(poller.Change(probe.fd, 2, Interest::kReadable)) << name;
     // Writable no longer counts, nothing to read yet: a quiet wait.
     std::vector<Readiness> quiet;
     CHECK_EQ(poller.Wait(quiet, 20000), 0) << name;
     CHECK_EQ(write(peer, "hi", 2), 2);
+    Readiness ready{};
     CHECK(WaitFor(poller, 2, &ready)) << name;
     CHECK(ready.readable && !ready.writable) << name;
     char buffer[8];
-    CHECK_EQ(recv(fd, buffer, sizeof buffer, 0), 2) << name;
+    CHECK_EQ(recv(probe.fd, buffer, sizeof buffer, 0), 2) << name;
     close(peer);
     CHECK(WaitFor(poller, 2, &ready)) << name;
     CHECK(ready.readable) << name;
-    CHECK_EQ(recv(fd, buffer, sizeof buffer, 0), 0) << name;
-    poller.Remove(fd);
-    close(fd);
-    close(listener);
+    CHECK_EQ(recv(probe.fd, buffer, sizeof buffer, 0), 0) << name;
+    probe.Close(poller);
   });
 }
 

@@ -53,6 +53,12 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   expect(existsSync(prebuild)).toBe(true);
   expectFloor(libraryFloor(prebuild));
   expect(existsSync(join(app, 'node_modules/selfscan/build'))).toBe(false);
+  // A Mac or BSD builds the kqueue backend from these sources; the tests'
+  // kqueue-on-epoll translation never ships.
+  for (const backend of ['poller_epoll', 'poller_kqueue', 'poller_poll']) {
+    expect(existsSync(join(app, `node_modules/selfscan/native/core/${backend}.cc`))).toBe(true);
+  }
+  expect(existsSync(join(app, 'node_modules/selfscan/test'))).toBe(false);
 
   expect(execFileSync('npx', ['selfscan', '--version'], { cwd: app, env, encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
 
