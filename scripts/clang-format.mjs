@@ -2,7 +2,9 @@
 // clang-format (.clang-format, Google style) over the C++ in native/ and
 // the tests' kqueue-on-epoll translation:
 // `--check` fails on any file it would change (npm run lint); without it,
-// rewrites them in place (npm run format).
+// rewrites them in place (npm run format). When clang-format is missing it
+// installs it as root on Debian or Ubuntu (apt-get), as `npm test` does;
+// elsewhere it says what to install.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +13,24 @@ const files = ['native', 'test/native/kqueue-on-epoll']
   .flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)))
   .filter((file) => /\.(h|cc)$/.test(file))
   .sort();
+const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+if (!has('clang-format')) {
+  if (process.getuid?.() === 0 && has('apt-get')) {
+    console.log('clang-format: installing it (apt-get install clang-format)');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    for (const args of [
+      ['update', '-qq'],
+      ['install', '-y', '-qq', 'clang-format'],
+    ]) {
+      if (spawnSync('apt-get', args, { stdio: 'inherit', env }).status !== 0) process.exit(1);
+    }
+  } else {
+    console.error(
+      'clang-format is missing: apt-get install clang-format (Debian, Ubuntu), dnf install clang-tools-extra (Fedora, RHEL), brew install clang-format (macOS)',
+    );
+    process.exit(1);
+  }
+}
 const mode = process.argv.includes('--check') ? ['--dry-run', '--Werror'] : ['-i'];
 const result = spawnSync('clang-format', [...mode, ...files], { stdio: 'inherit' });
 if (result.error) {

@@ -43,14 +43,16 @@ class TsfnSink : public EventSink {
 class Addon : public Napi::Addon<Addon> {
  public:
   Addon(Napi::Env env, Napi::Object exports) {
-    DefineAddon(exports, {
-                             InstanceMethod("configure", &Addon::Configure),
-                             InstanceMethod("startScan", &Addon::StartScan),
-                             InstanceMethod("cancelScan", &Addon::CancelScan),
-                             InstanceMethod("stats", &Addon::GetStats),
-                             InstanceValue("scanDefaults", ScanDefaultsToJs(env), napi_enumerable),
-                             InstanceValue("pollers", PollersToJs(env), napi_enumerable),
-                         });
+    DefineAddon(exports,
+                {
+                    InstanceMethod("configure", &Addon::Configure),
+                    InstanceMethod("startScan", &Addon::StartScan),
+                    InstanceMethod("cancelScan", &Addon::CancelScan),
+                    InstanceMethod("stats", &Addon::GetStats),
+                    InstanceValue("scanDefaults", ScanDefaultsToJs(env), napi_enumerable),
+                    InstanceValue("requestBounds", RequestBoundsToJs(env), napi_enumerable),
+                    InstanceValue("pollers", PollersToJs(env), napi_enumerable),
+                });
   }
 
   void Dispatch(Napi::Env env, std::unique_ptr<ScanEvent> event) {

@@ -16,6 +16,32 @@ namespace {
   throw Napi::TypeError::New(env, message);
 }
 
+// The numeric request fields' ranges, declared once: the parsing below
+// enforces them and RequestBoundsToJs exports them, so the TypeScript checks
+// (src/native/scan-request.ts) read these rather than copies.
+struct Bounds {
+  const char* parent;  // the object it is nested in, or ""
+  const char* name;    // the field as the addon's request names it
+  double min;
+  double max;
+};
+constexpr double kDayMs = 86400000;
+constexpr Bounds kChunkSize{"", "chunkSize", 1, 65535};
+constexpr Bounds kBudgetMs{"", "budgetMs", 0, kDayMs};
+constexpr Bounds kInitialTimeoutMs{"", "initialTimeoutMs", 1, 60000};
+constexpr Bounds kMinTimeoutMs{"", "minTimeoutMs", 1, 60000};
+constexpr Bounds kMaxTimeoutMs{"", "maxTimeoutMs", 1, 60000};
+constexpr Bounds kBannerTimeoutMs{"", "bannerTimeoutMs", 1, 60000};
+// A learned timing's fields.
+constexpr Bounds kTimingRate{"timing", "rate", 0, 1 << 24};       // as EngineOptions' initialRate
+constexpr Bounds kTimingSrttUs{"timing", "srttUs", 0, 60000000};  // as the timeouts' bounds
+constexpr Bounds kTimingRttvarUs{"timing", "rttvarUs", 0, 60000000};
+// 2^53 - 1: exact in JavaScript.
+constexpr Bounds kTimingSamples{"timing", "samples", 0, 9007199254740991};
+constexpr Bounds kRequestBounds[] = {
+    kChunkSize,       kBudgetMs,   kInitialTimeoutMs, kMinTimeoutMs,   kMaxTimeoutMs,
+    kBannerTimeoutMs, kTimingRate, kTimingSrttUs,     kTimingRttvarUs, kTimingSamples};
+
 // An optional integer field in [min, max]; `fallback` when absent.
 int64_t IntegerField(const Napi::Object& object, const char* name, int64_t min, int64_t max,
                      int64_t fallback) {
@@ -48,9 +74,15 @@ double NumberField(const Napi::Object& object, const std::string& path, const ch
 
 // An optional field in milliseconds, kept in microseconds; `us` stays as it
 // is when the field is absent.
-void MillisecondsField(const Napi::Object& object, const char* name, int64_t min, int64_t max,
-                       int64_t& us) {
-  us = IntegerField(object, name, min, max, us / 1000) * 1000;
+void MillisecondsField(const Napi::Object& object, const Bounds& bounds, int64_t& us) {
+  us = IntegerField(object, bounds.name, static_cast<int64_t>(bounds.min),
+                    static_cast<int64_t>(bounds.max), us / 1000) *
+       1000;
+}
+
+// A required number of a nested object, within `bounds`.
+double NestedField(const Napi::Object& object, const Bounds& bounds, bool integer) {
+  return NumberField(object, bounds.parent, bounds.name, bounds.min, bounds.max, integer);
 }
 
 bool BoolField(const Napi::Object& object, const char* name, bool fallback) {
@@ -106,15 +138,10 @@ void ParseTiming(const Napi::Object& request, ScanSpec& spec) {
   if (value.IsUndefined()) return;
   if (!value.IsObject() || value.IsArray()) Fail(request.Env(), "timing must be an object");
   Napi::Object timing = value.As<Napi::Object>();
-  constexpr double kMaxRate = 1 << 24;              // as EngineOptions' initialRate
-  constexpr double kMaxRttUs = 60000000;            // as the timeouts' bounds
-  constexpr double kMaxSamples = 9007199254740991;  // 2^53 - 1: exact in JavaScript
-  spec.timing.rate = NumberField(timing, "timing", "rate", 0, kMaxRate, false);
-  spec.timing.srtt_us = std::llround(NumberField(timing, "timing", "srttUs", 0, kMaxRttUs, false));
-  spec.timing.rttvar_us =
-      std::llround(NumberField(timing, "timing", "rttvarUs", 0, kMaxRttUs, false));
-  double samples = NumberField(timing, "timing", "samples", 0, kMaxSamples, true);
-  spec.timing.samples = static_cast<uint64_t>(samples);
+  spec.timing.rate = NestedField(timing, kTimingRate, false);
+  spec.timing.srtt_us = std::llround(NestedField(timing, kTimingSrttUs, false));
+  spec.timing.rttvar_us = std::llround(NestedField(timing, kTimingRttvarUs, false));
+  spec.timing.samples = static_cast<uint64_t>(NestedField(timing, kTimingSamples, true));
 }
 
 }  // namespace
@@ -123,18 +150,17 @@ ScanSpec ParseScanSpec(const Napi::Object& request) {
   ScanSpec spec;  // what a field left out becomes
   ParseTarget(request, spec);
   ParsePorts(request, spec);
-  spec.chunk_size =
-      static_cast<uint32_t>(IntegerField(request, "chunkSize", 1, 65535, spec.chunk_size));
-  constexpr int64_t kDay = 86400000;
-  MillisecondsField(request, "budgetMs", 0, kDay, spec.budget_us);
-  MillisecondsField(request, "minTimeoutMs", 1, 60000, spec.timeouts.min_us);
-  MillisecondsField(request, "maxTimeoutMs", 1, 60000, spec.timeouts.max_us);
-  MillisecondsField(request, "initialTimeoutMs", 1, 60000, spec.timeouts.initial_us);
+  spec.chunk_size = static_cast<uint32_t>(
+      IntegerField(request, kChunkSize.name, kChunkSize.min, kChunkSize.max, spec.chunk_size));
+  MillisecondsField(request, kBudgetMs, spec.budget_us);
+  MillisecondsField(request, kMinTimeoutMs, spec.timeouts.min_us);
+  MillisecondsField(request, kMaxTimeoutMs, spec.timeouts.max_us);
+  MillisecondsField(request, kInitialTimeoutMs, spec.timeouts.initial_us);
   if (spec.timeouts.min_us > spec.timeouts.max_us) {
     Fail(request.Env(), "minTimeoutMs must not exceed maxTimeoutMs");
   }
   spec.banners = BoolField(request, "banners", spec.banners);
-  MillisecondsField(request, "bannerTimeoutMs", 1, 60000, spec.banner_timeout_us);
+  MillisecondsField(request, kBannerTimeoutMs, spec.banner_timeout_us);
   ParseTiming(request, spec);
   return spec;
 }
@@ -148,6 +174,20 @@ Napi::Object ScanDefaultsToJs(Napi::Env env) {
   out.Set("maxTimeoutMs", static_cast<double>(spec.timeouts.max_us / 1000));
   out.Set("banners", spec.banners);
   out.Set("bannerTimeoutMs", static_cast<double>(spec.banner_timeout_us / 1000));
+  out.Freeze();
+  return out;
+}
+
+Napi::Object RequestBoundsToJs(Napi::Env env) {
+  Napi::Object out = Napi::Object::New(env);
+  for (const Bounds& bounds : kRequestBounds) {
+    Napi::Object range = Napi::Object::New(env);
+    range.Set("min", bounds.min);
+    range.Set("max", bounds.max);
+    range.Freeze();
+    std::string parent = bounds.parent;
+    out.Set(parent.empty() ? bounds.name : parent + "." + bounds.name, range);
+  }
   out.Freeze();
   return out;
 }

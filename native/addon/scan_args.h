@@ -15,6 +15,9 @@ ScanSpec ParseScanSpec(const Napi::Object& request);
 // The request fields' defaults (a default ScanSpec's), frozen, in the
 // request's names and units.
 Napi::Object ScanDefaultsToJs(Napi::Env env);
+// The numeric fields' ranges, `{ min, max }` by field (`timing.rate` for a
+// nested one), frozen: what ParseScanSpec enforces.
+Napi::Object RequestBoundsToJs(Napi::Env env);
 EngineOptions ParseEngineOptions(const Napi::Value& value);
 // The readiness backends this build has, the platform's choice first; frozen.
 Napi::Array PollersToJs(Napi::Env env);

@@ -22,8 +22,13 @@ export interface ScanTypeProfile {
   totalChunks: number;
 }
 
+/** A scan type's profile: its chunk count follows from its ports and chunk size. */
+function profile(ports: readonly number[], chunkSize: number): ScanTypeProfile {
+  return { ports, chunkSize, totalChunks: Math.ceil(ports.length / chunkSize) };
+}
+
 /** The profile of each scan type. */
 export const SCAN_PROFILES: Readonly<Record<ScanType, ScanTypeProfile>> = {
-  fast: { ports: FAST_PORTS, chunkSize: 8, totalChunks: 4 },
-  deep: { ports: DEEP_PORTS, chunkSize: 1024, totalChunks: 64 },
+  fast: profile(FAST_PORTS, 8),
+  deep: profile(DEEP_PORTS, 1024),
 };

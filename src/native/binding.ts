@@ -43,6 +43,28 @@ export type NativeScanDefaults = Readonly<
   Required<Pick<NativeScanRequest, 'chunkSize' | 'initialTimeoutMs' | 'minTimeoutMs' | 'maxTimeoutMs' | 'banners' | 'bannerTimeoutMs'>>
 >;
 
+/** The numeric request fields the addon bounds, by its names (a nested one as `timing.rate`). */
+export type NativeBoundedField =
+  | 'chunkSize'
+  | 'budgetMs'
+  | 'initialTimeoutMs'
+  | 'minTimeoutMs'
+  | 'maxTimeoutMs'
+  | 'bannerTimeoutMs'
+  | 'timing.rate'
+  | 'timing.srttUs'
+  | 'timing.rttvarUs'
+  | 'timing.samples';
+
+/** A field's range, both ends allowed. */
+export interface NativeBounds {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** What the addon accepts of each numeric request field. */
+export type NativeRequestBounds = Readonly<Record<NativeBoundedField, NativeBounds>>;
+
 export interface NativeEngineOptions {
   maxInFlight?: number;
   /** Connects outstanding to one address. Default 8192. */
@@ -104,6 +126,8 @@ export interface NativeBinding {
   stats(): NativeEngineStats | null;
   /** Frozen. */
   readonly scanDefaults: NativeScanDefaults;
+  /** What the addon accepts of each numeric request field (declared once, in native/addon/scan_args.cc). Frozen. */
+  readonly requestBounds: NativeRequestBounds;
   /** The readiness backends this build has, the platform's choice first. Frozen. */
   readonly pollers: readonly PollerName[];
 }

@@ -1,7 +1,9 @@
 // Checks a scan request from TypeScript callers and turns it into the
-// addon's shape. Throws TypeError for anything the scanner cannot take.
+// addon's shape. Throws TypeError for anything the scanner cannot take; the
+// numeric fields' ranges are the addon's own (`native.requestBounds`), which
+// the caller passes in, so this file loads no addon.
 import { type IpAddress, tryParseIp } from '../net/ip-address.js';
-import type { NativeScanRequest, NativeTiming } from './binding.js';
+import type { NativeBoundedField, NativeRequestBounds, NativeScanRequest, NativeTiming } from './binding.js';
 
 /** Connect timeouts; the scanner adapts within them to the target's RTT. */
 export interface TimeoutOptions {
@@ -60,34 +62,34 @@ function isIntegerIn(value: unknown, min: number, max: number): value is number 
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
 
-/** Absent is fine; present must be an integer in [min, max]. */
-function checkInteger(name: string, value: unknown, min: number, max: number): void {
-  if (value !== undefined && !isIntegerIn(value, min, max)) {
-    throw new TypeError(`${name} must be an integer from ${min} to ${max}`);
-  }
+/** Must be an integer in the addon's bounds of `field` (named `name` to the caller). */
+function requireInteger(bounds: NativeRequestBounds, name: string, value: unknown, field: NativeBoundedField): asserts value is number {
+  const { min, max } = bounds[field];
+  if (!isIntegerIn(value, min, max)) throw new TypeError(`${name} must be an integer from ${min} to ${max}`);
 }
 
-/** Must be a finite number in [min, max]. */
-function checkNumber(name: string, value: unknown, min: number, max: number): asserts value is number {
+/** Absent is fine; present must be as requireInteger says. */
+function checkInteger(bounds: NativeRequestBounds, name: string, value: unknown, field: NativeBoundedField): void {
+  if (value !== undefined) requireInteger(bounds, name, value, field);
+}
+
+/** Must be a finite number in the addon's bounds of `field`. */
+function checkNumber(bounds: NativeRequestBounds, field: NativeBoundedField, value: unknown): asserts value is number {
+  const { min, max } = bounds[field];
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new TypeError(`${name} must be a number from ${min} to ${max}`);
+    throw new TypeError(`${field} must be a number from ${min} to ${max}`);
   }
 }
-
-const MAX_RATE = 1 << 24; // as the engine's initialRate
-const MAX_RTT_US = 60_000_000; // as the timeouts' bounds
 
 /** A learned timing: all four fields, copied (nothing else reaches the addon). */
-function toTiming(timing: unknown): NativeTiming | undefined {
+function toTiming(timing: unknown, bounds: NativeRequestBounds): NativeTiming | undefined {
   if (timing === undefined) return undefined;
   if (typeof timing !== 'object' || timing === null || Array.isArray(timing)) throw new TypeError('timing must be an object');
   const { rate, srttUs, rttvarUs, samples } = timing as Record<string, unknown>;
-  checkNumber('timing.rate', rate, 0, MAX_RATE);
-  checkNumber('timing.srttUs', srttUs, 0, MAX_RTT_US);
-  checkNumber('timing.rttvarUs', rttvarUs, 0, MAX_RTT_US);
-  if (!isIntegerIn(samples, 0, Number.MAX_SAFE_INTEGER)) {
-    throw new TypeError(`timing.samples must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
-  }
+  checkNumber(bounds, 'timing.rate', rate);
+  checkNumber(bounds, 'timing.srttUs', srttUs);
+  checkNumber(bounds, 'timing.rttvarUs', rttvarUs);
+  requireInteger(bounds, 'timing.samples', samples, 'timing.samples');
   return { rate, srttUs, rttvarUs, samples };
 }
 
@@ -116,20 +118,20 @@ function checkPorts(ports: readonly unknown[]): Uint16Array {
   return out;
 }
 
-/** Validates `request`; returns the canonical target and the addon request. */
-export function toNativeRequest(request: ScanRequest): { ip: string; native: NativeScanRequest } {
+/** Validates `request` (its numbers against `bounds`); returns the canonical target and the addon request. */
+export function toNativeRequest(request: ScanRequest, bounds: NativeRequestBounds): { ip: string; native: NativeScanRequest } {
   if (typeof request !== 'object' || request === null) {
     throw new TypeError('scan request must be an object');
   }
   const target = parseTarget(request.ip);
   const ports = toPortArray(request.ports);
   const timeouts = request.timeouts ?? {};
-  checkInteger('chunkSize', request.chunkSize, 1, 65535);
-  checkInteger('budgetMs', request.budgetMs, 0, 86_400_000);
-  checkInteger('timeouts.initialMs', timeouts.initialMs, 1, 60_000);
-  checkInteger('timeouts.minMs', timeouts.minMs, 1, 60_000);
-  checkInteger('timeouts.maxMs', timeouts.maxMs, 1, 60_000);
-  checkInteger('bannerTimeoutMs', request.bannerTimeoutMs, 1, 60_000);
+  checkInteger(bounds, 'chunkSize', request.chunkSize, 'chunkSize');
+  checkInteger(bounds, 'budgetMs', request.budgetMs, 'budgetMs');
+  checkInteger(bounds, 'timeouts.initialMs', timeouts.initialMs, 'initialTimeoutMs');
+  checkInteger(bounds, 'timeouts.minMs', timeouts.minMs, 'minTimeoutMs');
+  checkInteger(bounds, 'timeouts.maxMs', timeouts.maxMs, 'maxTimeoutMs');
+  checkInteger(bounds, 'bannerTimeoutMs', request.bannerTimeoutMs, 'bannerTimeoutMs');
   if (request.banners !== undefined && typeof request.banners !== 'boolean') {
     throw new TypeError('banners must be a boolean');
   }
@@ -143,7 +145,7 @@ export function toNativeRequest(request: ScanRequest): { ip: string; native: Nat
     maxTimeoutMs: timeouts.maxMs,
     banners: request.banners,
     bannerTimeoutMs: request.bannerTimeoutMs,
-    timing: toTiming(request.timing),
+    timing: toTiming(request.timing, bounds),
   };
   return { ip: target.toString(), native };
 }

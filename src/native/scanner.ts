@@ -109,7 +109,7 @@ function byPort(a: Port, b: Port): number {
 }
 
 function startScan(request: ScanRequest, onChunk?: (chunk: ScanChunk) => void): ScanHandle {
-  const { ip, native: nativeRequest } = toNativeRequest(request);
+  const { ip, native: nativeRequest } = toNativeRequest(request, native.requestBounds);
   if (onChunk !== undefined && typeof onChunk !== 'function') {
     throw new TypeError('onChunk must be a function');
   }

@@ -23,6 +23,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
   'concurrency.deep': ['3', 3],
   'scanBudgetSeconds.fast': ['60', 60],
   'scanBudgetSeconds.deep': ['900.5', 900.5],
+  'scanner.poller': ['poll', 'poll'],
   drainSeconds: ['10', 10],
   'dns.servers': ['127.0.0.1:5353, 192.0.2.53', ['127.0.0.1:5353', '192.0.2.53']],
   'dns.timeoutMs': ['500', 500],
