@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { DEEP_PORTS } from '../src/api/scan-ports.js';
 import { assertAllowedTarget } from '../test/fixtures/allowed-target.js';
 
 export const DEFAULT_WINDOW = 4500;
@@ -80,7 +81,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   const ip = positionals[0];
   if (ip === undefined) throw new Error('usage: fixed-batch-sweep.ts <ip> [--window N] [--timeout-ms N]');
-  const ports = Array.from({ length: 65535 }, (_, i) => i + 1);
-  const result = await fixedBatchSweep(ip, ports, Number(values.window), Number(values['timeout-ms']));
+  const result = await fixedBatchSweep(ip, DEEP_PORTS, Number(values.window), Number(values['timeout-ms']));
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

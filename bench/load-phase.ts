@@ -3,6 +3,7 @@
 // checked against the truth, and the figures of the phase.
 import { loadavg } from 'node:os';
 
+import type { ScanType } from '../src/api/scan-type.js';
 import { type CallerOutcome, type CallerPlan, FLOWS, type Flow, type FlowContext, hookPath, runCaller } from './load-callers.js';
 import type { LoadEnv } from './load-env.js';
 import {
@@ -16,7 +17,7 @@ import {
   type RequestKind,
   summarise,
 } from './load-metrics.js';
-import { keyOf, type ScanType, snapshotTruth, startTruthListeners, wrongness } from './load-truth.js';
+import { keyOf, snapshotTruth, startTruthListeners, wrongness } from './load-truth.js';
 import { startWorkerCallers } from './load-worker.js';
 
 /** A phase still running after this prints which callers it waits for, and again every as long. */

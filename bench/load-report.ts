@@ -1,8 +1,9 @@
 // The printed (and recorded) lines of bench/load.ts.
+
+import type { ScanType } from '../src/api/scan-type.js';
 import type { Flow } from './load-callers.js';
 import { type LatencySummary, percentile } from './load-metrics.js';
 import type { PhaseResult } from './load-phase.js';
-import type { ScanType } from './load-truth.js';
 
 export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ms = (n: number): string => (Number.isNaN(n) ? '–' : `${fmt(n, n < 100 ? 1 : 0)} ms`);

@@ -4,10 +4,8 @@
 // within the ports its scan type covers.
 import { createServer, type Server, type Socket } from 'node:net';
 
-import { FAST_PORTS } from '../src/api/scan-type.js';
+import { FAST_PORTS, type ScanType } from '../src/api/scan-type.js';
 import { listeningPorts } from '../test/helpers/listening-ports.js';
-
-export type ScanType = 'fast' | 'deep';
 
 /** Fast-list ports every listening caller opens; deep scans also find a high port of its own. */
 export const LISTENER_FAST_PORTS: readonly number[] = [22, 8080, 8443];

@@ -36,12 +36,12 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 
+import type { ScanType } from '../src/api/scan-type.js';
 import { FLOWS, type Flow, runCaller } from './load-callers.js';
 import { killAllServers, type LoadEnv, startLoadEnv } from './load-env.js';
 import { LatencyLog, percentile } from './load-metrics.js';
 import { failures, type PhaseResult, type PhaseSpec, runPhase } from './load-phase.js';
 import { fmt, markdown, phaseLines, problemLines, seconds } from './load-report.js';
-import type { ScanType } from './load-truth.js';
 import { machineLine } from './machine.js';
 import { recordSection } from './results-file.js';
 

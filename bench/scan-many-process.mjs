@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
+import { DEEP_PORTS as ports } from '../dist/api/scan-ports.js';
 import { createScanner } from '../dist/native/scanner.js';
 import { scanProcessResult } from './scan-process-result.mjs';
 
@@ -24,7 +25,6 @@ function peakRssMb() {
   return Number(line?.split(/\s+/)[1]) / 1024;
 }
 
-const ports = Array.from({ length: 65535 }, (_, i) => i + 1);
 const scanner = createScanner();
 const scans = await Promise.all(
   positionals.map(async (ip) => {

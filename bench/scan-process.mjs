@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
+import { DEEP_PORTS as ports } from '../dist/api/scan-ports.js';
 import { createScanner } from '../dist/native/scanner.js';
 import { scanProcessResult } from './scan-process-result.mjs';
 
@@ -22,7 +23,6 @@ const { values, positionals } = parseArgs({
 const ip = positionals[0];
 if (ip === undefined) throw new Error('usage: scan-process.mjs <ip> [--no-banners] [--budget-ms N] [--poller NAME]');
 
-const ports = Array.from({ length: 65535 }, (_, i) => i + 1);
 const started = performance.now();
 const summary = await createScanner({ poller: values.poller }).scan({
   ip,

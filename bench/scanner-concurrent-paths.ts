@@ -2,6 +2,8 @@
 // each behind its own 200 ms path with 1 % loss each way, all at once in
 // one process (bench/scan-many-process.mjs); every port of every host must
 // come out exact, and the process must stay under 400 MB of RSS.
+
+import { DEEP_PORTS } from '../src/api/scan-ports.js';
 import { assertAllowedTarget } from '../test/fixtures/allowed-target.js';
 import { createNetnsHost, type NetnsHost } from '../test/fixtures/netns-host.js';
 import { mismatches } from '../test/helpers/scan-compare.js';
@@ -14,11 +16,10 @@ const PATH = { rttMs: 200, jitterMs: 20, loss: 0.01 } as const;
 const RSS_GOAL_MB = 400;
 const SCAN_MANY = new URL('./scan-many-process.mjs', import.meta.url).pathname;
 const TIMEOUT_MS = 15 * 60_000;
-const ALL_PORTS = Array.from({ length: 65535 }, (_, i) => i + 1);
 
 /** Wrong states of one host's scan (unscanned ports count as wrong). */
 function wrongOf(scan: ScanProcessResult, host: NetnsHost): number {
-  const states = new Map(ALL_PORTS.map((port) => [port, 'closed' as const] as [number, 'open' | 'closed' | 'filtered']));
+  const states = new Map(DEEP_PORTS.map((port) => [port, 'closed' as const] as [number, 'open' | 'closed' | 'filtered']));
   for (const port of scan.open) states.set(port, 'open');
   for (const port of scan.filtered) states.set(port, 'filtered');
   return mismatches(states, (port) => host.stateOf(port)).length + (65535 - scan.portsScanned);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `selfscan`: the command line, a table of commands. Each command's module
-// is imported only when it runs, so `selfscan check` loads the client and
-// never the server (uWS, lmdb, the addon, zod).
+// `selfscan`: the command line, a table of commands (src/commands/, and the
+// check client). Each command's module is imported only when it runs, so
+// `selfscan check` loads the client and never the server (uWS, lmdb, the
+// addon, zod), and `selfscan --help` loads only the help.
 import { VERSION } from './version.js';
 
 /** A command: runs with the arguments after its name. */
@@ -10,13 +11,13 @@ interface Command {
 }
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
-  serve: () => import('./serve-command.js'),
-  optout: () => import('./opt-out-cli.js'),
+  serve: () => import('./commands/serve.js'),
+  optout: () => import('./commands/optout.js'),
   check: () => import('./client/check-cli.js'),
 };
 
 async function help(): Promise<string> {
-  return (await import('./serve-command.js')).HELP;
+  return (await import('./commands/help.js')).HELP;
 }
 
 async function main(argv: string[]): Promise<void> {

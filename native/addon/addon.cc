@@ -51,6 +51,7 @@ class Addon : public Napi::Addon<Addon> {
                     InstanceMethod("stats", &Addon::GetStats),
                     InstanceValue("scanDefaults", ScanDefaultsToJs(env), napi_enumerable),
                     InstanceValue("requestBounds", RequestBoundsToJs(env), napi_enumerable),
+                    InstanceValue("engineDefaults", EngineDefaultsToJs(env), napi_enumerable),
                     InstanceValue("pollers", PollersToJs(env), napi_enumerable),
                 });
   }

@@ -178,6 +178,18 @@ Napi::Object ScanDefaultsToJs(Napi::Env env) {
   return out;
 }
 
+Napi::Object EngineDefaultsToJs(Napi::Env env) {
+  const EngineOptions options;
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("maxInFlight", options.max_in_flight);
+  out.Set("perTargetInFlight", options.per_target_in_flight);
+  out.Set("initialRate", options.initial_rate);
+  out.Set("connectThreads", options.connect_threads);
+  out.Set("poller", PollerName(options.poller));
+  out.Freeze();
+  return out;
+}
+
 Napi::Object RequestBoundsToJs(Napi::Env env) {
   Napi::Object out = Napi::Object::New(env);
   for (const Bounds& bounds : kRequestBounds) {

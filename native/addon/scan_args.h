@@ -19,6 +19,9 @@ Napi::Object ScanDefaultsToJs(Napi::Env env);
 // nested one), frozen: what ParseScanSpec enforces.
 Napi::Object RequestBoundsToJs(Napi::Env env);
 EngineOptions ParseEngineOptions(const Napi::Value& value);
+// A default EngineOptions' values, frozen, in the options' names (what
+// ParseEngineOptions uses for a field left out).
+Napi::Object EngineDefaultsToJs(Napi::Env env);
 // The readiness backends this build has, the platform's choice first; frozen.
 Napi::Array PollersToJs(Napi::Env env);
 

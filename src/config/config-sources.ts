@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 
 import { type Config, configSchema, type SettingMeta } from './config.js';
+import { envName } from './serve-flags.js';
 
 /** A configuration value that is not usable; the message says which and why. */
 export class ConfigError extends Error {}
@@ -24,8 +25,6 @@ export interface Setting {
 type Env = Record<string, string | undefined>;
 type Json = Record<string, unknown>;
 
-const upperSnake = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
-
 function unwrap(schema: z.ZodType): z.ZodType {
   const { def } = schema._zod;
   return def.type === 'default' || def.type === 'prefault' || def.type === 'optional' ? unwrap((def as unknown as { innerType: z.ZodType }).innerType) : schema;
@@ -43,14 +42,9 @@ function collect(schema: z.ZodType, path: string[], out: Setting[]): Setting[] {
     for (const [key, child] of Object.entries(inner.shape)) collect(child as z.ZodType, [...path, key], out);
   } else {
     if (meta === undefined) throw new Error(`setting ${path.join('.')} has no description`);
-    out.push({ path, env: `SELFSCAN_${path.map(upperSnake).join('_')}`, meta, schema: inner, defaultValue: defaultOf(schema) });
+    out.push({ path, env: envName(path), meta, schema: inner, defaultValue: defaultOf(schema) });
   }
   return out;
-}
-
-/** Whether the setting is on or off: a flag without a value. */
-export function isSwitch(setting: Setting): boolean {
-  return setting.schema instanceof z.ZodBoolean;
 }
 
 /** Every setting, in the schema's order. */

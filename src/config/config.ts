@@ -5,6 +5,7 @@ import * as z from 'zod';
 
 import { POLLER_CHOICES } from '../native/poller-choices.js';
 import { parseCidr } from '../net/cidr.js';
+import { SERVE_FLAGS, type ServeFlag } from './serve-flags.js';
 
 /** What the schema says of a setting beyond its type and default. */
 export interface SettingMeta {
@@ -18,6 +19,9 @@ export interface SettingMeta {
 function setting<T extends z.ZodType>(schema: T, meta: SettingMeta): T {
   return schema.meta(meta as unknown as Record<string, unknown>);
 }
+
+/** A flag's setting meta, from the one table of serve's flags. */
+const flagMeta = ({ flag, description }: ServeFlag): SettingMeta => ({ flag, description });
 
 const seconds = z.number().positive();
 const rateRule = (max: number, windowSeconds: number, what: string) =>
@@ -49,17 +53,11 @@ const paneOrigin = origin.refine(
 );
 
 export const configSchema = z.strictObject({
-  host: setting(z.string().min(1).default('0.0.0.0'), { description: 'address to listen on', flag: '--host' }),
-  port: setting(z.number().int().min(0).max(65535).default(8080), { description: 'port (0: any free one)', flag: '--port' }),
-  dataDir: setting(z.string().min(1).default('./data'), { description: 'where results are stored (lmdb)', flag: '--data-dir' }),
-  allowPrivateTargets: setting(z.boolean().default(false), {
-    description: 'scan loopback and private callers: local trials and tests only',
-    flag: '--allow-private-targets',
-  }),
-  allowPrivateCallbacks: setting(z.boolean().default(false), {
-    description: 'deliver webhooks to loopback and private addresses: local trials and tests only',
-    flag: '--allow-private-callbacks',
-  }),
+  host: setting(z.string().min(1).default('0.0.0.0'), flagMeta(SERVE_FLAGS.host)),
+  port: setting(z.number().int().min(0).max(65535).default(8080), flagMeta(SERVE_FLAGS.port)),
+  dataDir: setting(z.string().min(1).default('./data'), flagMeta(SERVE_FLAGS.dataDir)),
+  allowPrivateTargets: setting(z.boolean().default(false), flagMeta(SERVE_FLAGS.allowPrivateTargets)),
+  allowPrivateCallbacks: setting(z.boolean().default(false), flagMeta(SERVE_FLAGS.allowPrivateCallbacks)),
   logLevel: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), { description: 'log level' }),
   sseKeepAliveSeconds: setting(seconds.default(15), { description: 'interval of `: keep-alive` comments on v2 streams' }),
   concurrency: z
@@ -111,25 +109,14 @@ export const configSchema = z.strictObject({
     description: 'a `.mmdb` file or an ip-location-db CSV for ASN lookups',
     defaultText: 'bundled data',
   }),
-  redisUrl: setting(z.string().min(1).optional(), {
-    description: 'cluster mode: the Redis primary (`redis://`, `rediss://` or `unix:///path`); unset: one process, no Redis',
-    flag: '--redis',
-    defaultText: 'none',
-  }),
-  role: setting(z.enum(['all', 'api', 'scanner']).default('all'), {
-    description: 'with --redis: `api` (HTTP, never loads the scanner), `scanner` (scans; serves only /healthz) or `all`',
-    flag: '--role',
-  }),
+  redisUrl: setting(z.string().min(1).optional(), { ...flagMeta(SERVE_FLAGS.redisUrl), defaultText: 'none' }),
+  role: setting(z.enum(['all', 'api', 'scanner']).default('all'), flagMeta(SERVE_FLAGS.role)),
   region: setting(
     z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,32}(,[A-Za-z0-9_-]{1,32})*$/, 'region names: letters, digits, _ and -, comma-separated')
       .optional(),
-    {
-      description: 'with --redis: a scanner node scans from this region; an API node sends scans to the first of these regions with a live scanner node',
-      flag: '--region',
-      defaultText: 'scanner: `default`; API: the region with most live scanner nodes',
-    },
+    { ...flagMeta(SERVE_FLAGS.region), defaultText: 'scanner: `default`; API: the region with most live scanner nodes' },
   ),
   chunkWindow: setting(z.number().int().min(1).max(64).default(16), {
     description: 'with --redis: chunks of one scan queued or running at once across all scanner nodes',
@@ -137,15 +124,10 @@ export const configSchema = z.strictObject({
   page: z
     .strictObject({
       ipv4Origin: setting(paneOrigin.optional(), {
-        description: "the page's IPv4 pane scans through this origin: a hostname with an A record only (`https://ipv4.scan.example`)",
-        flag: '--ipv4-origin',
+        ...flagMeta(SERVE_FLAGS.ipv4Origin),
         defaultText: 'none: one pane, over whichever family the browser used',
       }),
-      ipv6Origin: setting(paneOrigin.optional(), {
-        description: "the page's IPv6 pane scans through this origin: a hostname with an AAAA record only",
-        flag: '--ipv6-origin',
-        defaultText: 'none',
-      }),
+      ipv6Origin: setting(paneOrigin.optional(), { ...flagMeta(SERVE_FLAGS.ipv6Origin), defaultText: 'none' }),
       origins: setting(z.array(origin).default([]), {
         description:
           'other origins the page is served at (its dual-stack hostname); with the two above, the only origins allowed to read answers cross-origin (CORS)',

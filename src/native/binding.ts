@@ -65,13 +65,15 @@ export interface NativeBounds {
 /** What the addon accepts of each numeric request field. */
 export type NativeRequestBounds = Readonly<Record<NativeBoundedField, NativeBounds>>;
 
+/** Each option's default is the addon's `engineDefaults` (native/core/engine.h). */
 export interface NativeEngineOptions {
+  /** Sockets at once across all scans; 0: from RLIMIT_NOFILE. */
   maxInFlight?: number;
-  /** Connects outstanding to one address. Default 8192. */
+  /** Connects outstanding to one address. */
   perTargetInFlight?: number;
-  /** Connects per second to a new address before slow start (a request's `timing` overrides it). Default 2000. */
+  /** Connects per second to a new address before slow start (a request's `timing` overrides it). */
   initialRate?: number;
-  /** Threads beside the engine's that run connect() calls; -1 (default): one per core beyond the first. */
+  /** Threads beside the engine's that run connect() calls; -1: one per core beyond the first. */
   connectThreads?: number;
   /** The readiness backend: `auto` (default) is the first of `pollers`. */
   poller?: PollerChoice;
@@ -126,6 +128,8 @@ export interface NativeBinding {
   stats(): NativeEngineStats | null;
   /** Frozen. */
   readonly scanDefaults: NativeScanDefaults;
+  /** What the engine uses for an option left out. Frozen. */
+  readonly engineDefaults: Readonly<Required<NativeEngineOptions>>;
   /** What the addon accepts of each numeric request field (declared once, in native/addon/scan_args.cc). Frozen. */
   readonly requestBounds: NativeRequestBounds;
   /** The readiness backends this build has, the platform's choice first. Frozen. */

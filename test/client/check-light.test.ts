@@ -1,4 +1,4 @@
-// `selfscan check` loads no server code: run as `selfscan check` from the
+// `selfscan check` and `selfscan --help` load no server code: run as `selfscan check` from the
 // built CLI with a hook that records every module and refuses the server's
 // packages (uWS, lmdb, zod…), it loads only the CLI, the client and the
 // zod-free modules of the contract (port list, SSE reader); the selfscan-check bundle imports only node:
@@ -62,6 +62,15 @@ it('`selfscan check --help` too', async () => {
   expect(run.status).toBe(0);
   expect(run.stdout).toContain('Exit codes:');
   expect(run.modules.filter((module) => !ALLOWED.test(module))).toEqual([]);
+});
+
+it("`selfscan --help` lists serve's options loading only the help and the table of serve's flags", async () => {
+  const run = await recorded(['--help']);
+  expect(run.status).toBe(0);
+  for (const flag of ['--host', '--port', '--data-dir', '--config', '--allow-private-targets', '--redis']) expect(run.stdout).toContain(flag);
+  expect(run.modules).toContain('dist/config/serve-flags.js');
+  const helpOnly = /^(node:[\w/]+|dist\/(cli|version)\.js|dist\/commands\/help\.js|dist\/config\/serve-flags\.js)$/;
+  expect(run.modules.filter((module) => !helpOnly.test(module))).toEqual([]);
 });
 
 it('the hook is real: `selfscan serve --help` loads server code, and fails under it', async () => {

@@ -13,6 +13,7 @@ import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { ERROR_CODES, type ErrorCode } from '../../src/api/error-body.js';
+import type { ScanType } from '../../src/api/scan-type.js';
 import { Exchange } from '../../src/http/exchange.js';
 import { RequestBody, readRequestHead, serveFetch } from '../../src/http/fetch-bridge.js';
 import { loadUws } from '../../src/http/uws.js';
@@ -26,7 +27,7 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 type Output = Record<string, unknown> & { status?: string; message: string };
 
 /** The tool result's structuredContent, checked against its text mirror and the REST shape of the same state. */
-function output(result: CallToolResult, scanType: 'fast' | 'deep'): Output {
+function output(result: CallToolResult, scanType: ScanType): Output {
   const structured = result.structuredContent as Output;
   expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(structured) }]);
   expect(structured.message).toMatch(/^[A-Z].*\.$/);
@@ -36,13 +37,13 @@ function output(result: CallToolResult, scanType: 'fast' | 'deep'): Output {
   return structured;
 }
 
-async function call(client: Client, scanType: 'fast' | 'deep', args: Record<string, unknown> = {}): Promise<Output> {
+async function call(client: Client, scanType: ScanType, args: Record<string, unknown> = {}): Promise<Output> {
   const result = await client.callTool({ name: `${scanType}_scan`, arguments: args });
   return output(result, scanType);
 }
 
 /** Calls the tool until the scan is over, as an agent would (without the wait). */
-async function pollTool(client: Client, scanType: 'fast' | 'deep', timeoutMs = 30_000): Promise<Output> {
+async function pollTool(client: Client, scanType: ScanType, timeoutMs = 30_000): Promise<Output> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const state = await call(client, scanType);

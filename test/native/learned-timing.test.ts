@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:net';
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+import { DEEP_PORTS } from '../../src/api/scan-ports.js';
 import { native } from '../../src/native/binding.js';
 import type { LearnedTiming } from '../../src/native/scan-request.js';
 import type { ScanSummary } from '../../src/native/scanner.js';
@@ -30,7 +31,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen({ host: IP, port: 0 }, resolve));
   openPort = (server.address() as { port: number }).port;
   const busy = new Set(listeningPorts(IP));
-  idle = Array.from({ length: 65535 }, (_, i) => i + 1).filter((port) => !busy.has(port));
+  idle = DEEP_PORTS.filter((port) => !busy.has(port));
 });
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -1,11 +1,13 @@
 // The scan defaults the addon exports (declared once, in
 // native/core/scan_spec.h) against what a scan does when a request leaves
-// those fields out. Real addon, real sockets, 127.0.0.1 only.
+// those fields out, and both they and the engine's defaults against the
+// README's tables. Real addon, real sockets, 127.0.0.1 only.
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+import { DEEP_PORTS } from '../../src/api/scan-ports.js';
 import { native } from '../../src/native/binding.js';
 import type { ScanRequest } from '../../src/native/scan-request.js';
 import type { ScanChunk } from '../../src/native/scanner.js';
@@ -53,7 +55,7 @@ it('exports the defaults, frozen: positive integers and a boolean', () => {
 it('scans without the optional fields as with the defaults given', async () => {
   // One listener of ours and, to fill a chunk, ports nothing listens on.
   const busy = new Set(listeningPorts(IP));
-  const idle = Array.from({ length: 65535 }, (_, i) => i + 1).filter((port) => !busy.has(port));
+  const idle = DEEP_PORTS.filter((port) => !busy.has(port));
   const ports = [openPort, ...idle.slice(0, defaults.chunkSize)];
   const absent = await scanOf({ ports });
   const given = await scanOf({
@@ -77,11 +79,28 @@ it('bounds a given timeout by the default of the other one', async () => {
   expect(() => scanner.scan({ ip: IP, ports, timeouts: { maxMs: defaults.minTimeoutMs - 1 } })).toThrow(/minTimeoutMs must not exceed maxTimeoutMs/);
 });
 
-it('are the defaults the README states for scanner.scan()', async () => {
+/** The default column of the README's table row for `name` (the library's option and request tables). */
+async function readmeDefault(): Promise<(name: string) => string> {
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-  const stated = (field: string): string => new RegExp(`^\\| \`${field}\` \\| ([^|]+) \\|`, 'm').exec(readme)?.[1]?.trim() ?? '';
+  return (name) => new RegExp(`^\\| \`${name}\` \\| ([^|]+) \\|`, 'm').exec(readme)?.[1]?.trim() ?? '';
+}
+
+it('are the defaults the README states for scanner.scan()', async () => {
+  const stated = await readmeDefault();
   expect(stated('chunkSize')).toBe(String(defaults.chunkSize));
   expect(stated('timeouts')).toBe(`\`{ initialMs: ${defaults.initialTimeoutMs}, minMs: ${defaults.minTimeoutMs}, maxMs: ${defaults.maxTimeoutMs} }\``);
   expect(stated('banners')).toBe(`\`${defaults.banners}\``);
   expect(stated('bannerTimeoutMs')).toBe(String(defaults.bannerTimeoutMs));
+});
+
+it('are the engine defaults the README states for createScanner()', async () => {
+  const stated = await readmeDefault();
+  const engine = native.engineDefaults;
+  expect(stated('perTargetInFlight')).toBe(String(engine.perTargetInFlight));
+  expect(stated('initialRate')).toBe(String(engine.initialRate));
+  expect(stated('poller')).toBe(`\`${engine.poller}\``);
+  expect(engine.connectThreads).toBe(-1);
+  expect(stated('connectThreads')).toBe('cores − 1');
+  expect(engine.maxInFlight).toBe(0);
+  expect(stated('maxInFlight')).toMatch(/^from `RLIMIT_NOFILE`/);
 });

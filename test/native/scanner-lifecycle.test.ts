@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 
 import { expect, it } from 'vitest';
 
+import { FAST_PORTS } from '../../src/api/scan-ports.js';
 import type { ScanChunk, ScanSummary } from '../../src/native/scanner.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { ALL_PORTS, mismatches, statesOf } from '../helpers/scan-compare.js';
@@ -15,10 +16,6 @@ import { createTestScanner } from '../helpers/test-scanner.js';
 
 const execFileAsync = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./children/scan-child.ts', import.meta.url));
-const FAST_PORTS = [
-  21, 22, 23, 25, 53, 80, 110, 111, 135, 139, 143, 443, 445, 465, 587, 993, 995, 1433, 1521, 2049, 2375, 3306, 3389, 5432, 5900, 6379, 8000, 8080, 8443, 9200,
-  11211, 27017,
-];
 
 const scanner = createTestScanner();
 const host = useNetnsHost();

@@ -5,10 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 
 import { DEFAULT_CONFIG } from '../../src/config/config.js';
 import { ConfigError, loadConfig, SETTINGS } from '../../src/config/config-sources.js';
 import { configTable } from '../../src/config/config-table.js';
+import { SERVE_FLAGS } from '../../src/config/serve-flags.js';
 
 /** A valid value other than the default for every setting: as its variable's text, and as loaded. */
 const SAMPLES: Record<string, [string, unknown]> = {
@@ -62,6 +64,18 @@ function configFile(content: unknown): string {
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
   return file;
 }
+
+describe('the flags of serve', () => {
+  it('are the settings the schema gives a flag, with their paths, meanings and kinds (a switch is a boolean)', () => {
+    const fromSchema = SETTINGS.filter((s) => s.meta.flag !== undefined).map((s) => ({
+      flag: s.meta.flag,
+      path: s.path,
+      description: s.meta.description,
+      isSwitch: s.schema instanceof z.ZodBoolean,
+    }));
+    expect(Object.values(SERVE_FLAGS)).toEqual(fromSchema);
+  });
+});
 
 describe('loadConfig', () => {
   it('gives the defaults when nothing is set', () => {

@@ -9,33 +9,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { ScanRecord } from '../../src/model/scan-record.js';
 import { type LmdbResultStore, openLmdbStore } from '../../src/store/lmdb-store.js';
+import { completeRecord } from '../helpers/scan-records.js';
 
 const CHILD = fileURLToPath(new URL('./children/store-child.ts', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function record(overrides: Partial<ScanRecord> = {}): ScanRecord {
-  return {
+  return completeRecord('192.0.2.7', 'fast', {
     id: 'scan-1',
-    ip: '192.0.2.7',
-    scanType: 'fast',
-    status: 'complete',
     origin: 'v2',
     queuedAt: 1_750_000_000_000,
     startedAt: 1_750_000_000_250,
     completedAt: 1_750_000_004_000,
     expiresAt: 1_750_086_404_000,
-    durationMs: 3750,
-    chunksComplete: 4,
-    totalChunks: 4,
-    portsOpen: [
-      { port: 22, state: 'open', service: 'ssh', banner: 'SSH-2.0-OpenSSH_9.6' },
-      { port: 443, state: 'open', service: 'https', banner: null },
-    ],
-    portsFiltered: [{ port: 25, state: 'filtered', service: 'smtp', banner: null }],
-    ptrRecord: 'host.example.net',
-    failReason: null,
     ...overrides,
-  };
+  });
 }
 
 describe('LmdbResultStore', () => {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { OPT_OUT_HELP, runOptOutCommand } from '../../src/commands/optout-command.js';
 import { addOptOut, listOptOut, removeOptOut } from '../../src/limits/opt-out-file.js';
 import { OptOutList, OptOutMatcher, type OptOutReloadInfo, parseOptOut } from '../../src/limits/opt-out-list.js';
-import { OPT_OUT_HELP, runOptOutCommand } from '../../src/opt-out-command.js';
 import { eventually } from '../helpers/eventually.js';
 
 let dir: string;

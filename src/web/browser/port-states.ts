@@ -1,12 +1,13 @@
 // What the page knows of each port while a scan runs and after it: the
 // chunk just verified (from scan:progress's chunk_index) turns its ports
 // closed unless they are open; the final result adds the filtered ones.
+import type { ScanType } from '../../api/scan-type.js';
 import type { PageData } from '../page-data.js';
 
 export type CellState = 'pending' | 'open' | 'closed' | 'filtered' | 'unverified';
 
 /** The ports of chunk `index` of a scan type. */
-export function chunkPorts(data: PageData, scanType: 'fast' | 'deep', index: number): number[] {
+export function chunkPorts(data: PageData, scanType: ScanType, index: number): number[] {
   if (scanType === 'fast') {
     const size = data.chunkSize.fast;
     return data.fastPorts.slice(index * size, (index + 1) * size).map((fact) => fact.port);

@@ -1,7 +1,7 @@
 // `selfscan optout …` as the command line runs it: the opt-out file is
 // --file, else the optOutFile of --config FILE (or SELFSCAN_CONFIG).
-import { ConfigError, loadConfig } from './config/config-sources.js';
-import { runOptOutCommand } from './opt-out-command.js';
+import { ConfigError, loadConfig } from '../config/config-sources.js';
+import { runOptOutCommand } from './optout-command.js';
 
 /** Runs `selfscan optout ARGS` and sets the exit code. */
 export async function run(args: string[]): Promise<void> {
