@@ -13,7 +13,7 @@ import { importBuilt } from './built.js';
 
 const { DEFAULT_CONFIG } = await importBuilt<typeof import('../src/config/config.js')>('config/config.js');
 const { loadUws } = await importBuilt<typeof import('../src/http/uws.js')>('http/uws.js');
-const { createLogger } = await importBuilt<typeof import('../src/log.js')>('log.js');
+const { createLogger } = await importBuilt<typeof import('../src/log/logger.js')>('log/logger.js');
 const { startServer } = await importBuilt<typeof import('../src/roles/serve.js')>('roles/serve.js');
 
 const execFileAsync = promisify(execFile);

@@ -1,4 +1,5 @@
 export type { Port, PortState } from './api/port.js';
+export { serviceName } from './api/service-names.js';
 export type { PollerChoice, PollerName } from './native/poller-choices.js';
 export type { LearnedTiming, ScanRequest, TimeoutOptions } from './native/scan-request.js';
 export type {
@@ -13,4 +14,3 @@ export type {
   ScanSummary,
 } from './native/scanner.js';
 export { availablePollers, createScanner } from './native/scanner.js';
-export { serviceName } from './native/service-names.js';

@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { LearnedTiming } from '../native/scan-request.js';
-import { QUEUE_PREFIX } from './redis-connection.js';
+import { chunkQueueName, FINISH_QUEUE, QUEUE_PREFIX } from './redis-keys.js';
 
 export interface ChunkJob {
   scanId: string;
@@ -46,8 +46,6 @@ export function jobPorts(scanType: ScanType, index: number): readonly number[] {
   return ports.slice(index * size, (index + 1) * size);
 }
 
-export const chunkQueueName = (region: string): string => `chunks-${region}`;
-export const FINISH_QUEUE = 'finish';
 const chunkJobId = (scanId: string, index: number): string => `${scanId}-${index}`;
 const finishJobId = (scanId: string): string => `finish-${scanId}`;
 

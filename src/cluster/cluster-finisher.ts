@@ -13,8 +13,8 @@ import type { PtrLookup } from '../scan/ptr-lookup.js';
 import { finalBody } from '../scan/result-view.js';
 import { logScanFinished, type ScanOutcome, settleRecord } from '../scan/scan-finisher.js';
 import type { ResultStore } from '../store/result-store.js';
-import { FINISH_QUEUE, type FinishJob } from './chunk-jobs.js';
-import { QUEUE_PREFIX } from './redis-connection.js';
+import type { FinishJob } from './chunk-jobs.js';
+import { FINISH_QUEUE, QUEUE_PREFIX } from './redis-keys.js';
 import type { RedisScanProgress } from './redis-scan-progress.js';
 import { STALL_SETTINGS } from './stall-settings.js';
 

@@ -39,6 +39,3 @@ export function commandConnection(url: string): Redis {
 export function bullmqConnection(url: string): Redis {
   return new Redis({ ...redisOptions(url), maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 1000) });
 }
-
-/** BullMQ's key prefix for every selfscan queue. */
-export const QUEUE_PREFIX = 'selfscan';

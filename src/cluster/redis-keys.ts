@@ -26,5 +26,11 @@ export const SCAN_STATE_TTL_MS = 25 * 60 * 60 * 1000;
 export const WEBHOOK_SIGNING_KEY = 'selfscan:webhook-signing-key';
 /** The webhook registrations of one scan: a hash of delivery id → JSON {url, ip, scanType}. */
 export const hooksKey = (scanId: string): string => `selfscan:hooks:${scanId}`;
+/** BullMQ's key prefix for every selfscan queue. */
+export const QUEUE_PREFIX = 'selfscan';
 /** The BullMQ queue of webhook deliveries (under QUEUE_PREFIX: keys `selfscan:webhooks:*`). */
 export const WEBHOOK_QUEUE = 'webhooks';
+/** The BullMQ queue of a region's chunk jobs (keys `selfscan:chunks-<region>:*`). */
+export const chunkQueueName = (region: string): string => `chunks-${region}`;
+/** The BullMQ queue of scans whose chunks are all done, to be finished (keys `selfscan:finish:*`). */
+export const FINISH_QUEUE = 'finish';

@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 
 import { SCAN_PROFILES } from '../api/scan-type.js';
 import type { ScanChunk, Scanner } from '../native/scanner.js';
-import { CHUNK_ATTEMPTS, CHUNKS_PER_JOB, type ChunkDispatch, type ChunkJob, chunkQueueName, jobPorts } from './chunk-jobs.js';
-import { QUEUE_PREFIX } from './redis-connection.js';
+import { CHUNK_ATTEMPTS, CHUNKS_PER_JOB, type ChunkDispatch, type ChunkJob, jobPorts } from './chunk-jobs.js';
+import { chunkQueueName, QUEUE_PREFIX } from './redis-keys.js';
 import type { ChunkRecorded, RedisScanProgress } from './redis-scan-progress.js';
 import { STALL_SETTINGS } from './stall-settings.js';
 

@@ -9,8 +9,7 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
 import { type AttemptOptions, attemptDelivery, type DueDelivery, PARALLEL_ATTEMPTS } from '../webhook/webhook-attempt.js';
-import { QUEUE_PREFIX } from './redis-connection.js';
-import { WEBHOOK_QUEUE } from './redis-keys.js';
+import { QUEUE_PREFIX, WEBHOOK_QUEUE } from './redis-keys.js';
 import { STALL_SETTINGS } from './stall-settings.js';
 
 /** How long a delivery's registration and its finished job are kept: within it, a delivery id is queued once. */

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 
 import { ConfigError, loadConfig } from '../config/config-sources.js';
 import { SERVE_FLAGS } from '../config/serve-flags.js';
-import { createLogger } from '../log.js';
+import { createLogger } from '../log/logger.js';
 import { startServer } from '../roles/serve.js';
 import { HELP } from './help.js';
 

@@ -3,10 +3,10 @@
 import { getSystemErrorName } from 'node:util';
 
 import type { Port } from '../api/port.js';
+import { serviceName } from '../api/service-names.js';
 import { type NativeChunkEvent, type NativeEndEvent, type NativeEngineOptions, type NativeEngineStats, native } from './binding.js';
 import { POLLER_CHOICES, type PollerName } from './poller-choices.js';
 import { type LearnedTiming, type ScanRequest, toNativeRequest } from './scan-request.js';
-import { serviceName } from './service-names.js';
 
 /** The results of one slice of the port list. Closed ports are counted. */
 export interface ScanChunk {

@@ -1,8 +1,8 @@
 // What the page needs from the configuration, and the facts it embeds for
 // its script, per caller.
 import { FAST_PORTS, SCAN_PROFILES } from '../api/scan-type.js';
+import { serviceName } from '../api/service-names.js';
 import type { Config } from '../config/config.js';
-import { serviceName } from '../native/service-names.js';
 import type { PageData, PaneFacts } from './page-data.js';
 
 export interface PageSettings {

@@ -3,6 +3,7 @@
 // that vanish once their allowance is whole again.
 import { describe, expect, it } from 'vitest';
 
+import { limitKey } from '../../src/cluster/redis-keys.js';
 import { RedisRateLimitStore } from '../../src/cluster/redis-rate-limit-store.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 
@@ -45,9 +46,9 @@ describe('RedisRateLimitStore', () => {
     expect(first!.resetAt).toBeGreaterThanOrEqual(Number(seconds));
     expect(first!.resetAt).toBeLessThanOrEqual(Number(seconds) + 2);
     expect((await store.charge([{ key: 'brief', rule }], NOT_USED))[0]!.allowed).toBe(false);
-    expect(await redis.exists('selfscan:limit:brief')).toBe(1);
+    expect(await redis.exists(limitKey('brief'))).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await redis.exists('selfscan:limit:brief')).toBe(0);
+    expect(await redis.exists(limitKey('brief'))).toBe(0);
     expect((await store.charge([{ key: 'brief', rule }], NOT_USED))[0]!.allowed).toBe(true);
   });
 });

@@ -3,6 +3,7 @@
 // limits charged all or none, and nothing recorded for a refused start.
 import { describe, expect, it } from 'vitest';
 
+import { inFlightKey, limitKey } from '../../src/cluster/redis-keys.js';
 import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
 import { RedisScanProgress } from '../../src/cluster/redis-scan-progress.js';
 import { RedisScanStarts } from '../../src/cluster/redis-scan-starts.js';
@@ -46,7 +47,7 @@ describe('RedisScanStarts', () => {
     const first = newRecord(ip, 'deep');
     expect((await starts.start(first, deepLimits(ip))).kind).toBe('started');
     await end(first);
-    const asnBefore = await redis.get('selfscan:limit:deep|AS64500');
+    const asnBefore = await redis.get(limitKey('deep|AS64500'));
 
     const second = newRecord(ip, 'deep');
     const refused = await starts.start(second, deepLimits(ip));
@@ -54,8 +55,8 @@ describe('RedisScanStarts', () => {
     if (refused.kind !== 'refused') return;
     expect(refused.decisions.map((d) => d.allowed)).toEqual([false, true]);
     expect(refused.decisions[0]!.retryAfter).toBeGreaterThanOrEqual(299);
-    expect(await redis.get('selfscan:limit:deep|AS64500')).toBe(asnBefore);
-    expect(await redis.exists(`selfscan:inflight:deep|${ip}`)).toBe(0);
+    expect(await redis.get(limitKey('deep|AS64500'))).toBe(asnBefore);
+    expect(await redis.exists(inFlightKey('deep', ip))).toBe(0);
     expect((await new RedisResultStore(redis).get(ip, 'deep'))!.id).toBe(first.id);
   });
 

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { FAST_PORTS } from '../../src/api/scan-type.js';
 import type { NativeRequestBounds } from '../../src/native/binding.js';
 import { type ScanRequest, toNativeRequest as toNativeRequestWithin } from '../../src/native/scan-request.js';
-import { serviceName } from '../../src/native/service-names.js';
 
 const BOUNDS: NativeRequestBounds = {
   chunkSize: { min: 1, max: 300 },
@@ -83,15 +82,5 @@ describe('toNativeRequest', () => {
     ['timing without samples', { ip: '192.0.2.7', ports: [1], timing: { rate: 1, srttUs: 1, rttvarUs: 1 } }],
   ])('refuses %s with TypeError', (_, request) => {
     expect(() => toNativeRequest(request as never)).toThrow(TypeError);
-  });
-});
-
-describe('serviceName', () => {
-  it('names ports by the IANA registry', () => {
-    expect(serviceName(22)).toBe('ssh');
-    expect(serviceName(25)).toBe('smtp');
-    expect(serviceName(443)).toBe('https');
-    expect(serviceName(11211)).toBe('memcache');
-    expect(serviceName(40022)).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 // Child of the logger test: logs the lines the test asks for through the
 // service's logger into a file, then exits at once, before any timer runs.
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/log/logger.js';
 
 const [file, count] = process.argv.slice(2);
 if (file === undefined || count === undefined) throw new Error('usage: log-child.ts <file> <count>');
