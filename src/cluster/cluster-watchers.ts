@@ -70,15 +70,24 @@ export class ClusterWatchers {
       created.loaded = this.load(scanId, created);
       this.watched.set(scanId, (scan = created));
     }
-    scan.listeners.add(listener); // before the await: no event can fall between snapshot and listener
+    // Registered before the await, so no event can fall between snapshot and
+    // listener; but what it hears before its first events are made (events
+    // that came while the snapshot was read, applied once it is) is in those
+    // first events already, so it is dropped there, never sent twice.
+    let firstSeq: number | undefined;
+    const gated: ScanListener = (event) => {
+      if (firstSeq !== undefined && event.id > firstSeq) listener(event);
+    };
+    scan.listeners.add(gated);
     const unsubscribe = (): void => {
-      scan.listeners.delete(listener);
+      scan.listeners.delete(gated);
       if (scan.listeners.size === 0 && this.watched.get(scanId) === scan) this.watched.delete(scanId);
     };
     if (!(await scan.loaded) || scan.record === null) {
       unsubscribe();
       return null;
     }
+    firstSeq = scan.seq;
     return { initial: first(scan.record, scan.seq), unsubscribe };
   }
 
