@@ -9,6 +9,7 @@
 
 #include <system_error>
 
+#include "clock.h"
 #include "poller.h"
 
 namespace selfscan {
@@ -94,15 +95,13 @@ class EpollPoller : public Poller {
 #ifdef SYS_epoll_pwait2
     // Microsecond waits: pacing at thousands of connects per second needs them.
     if (timeout_us >= 0) {
-      timespec timeout{static_cast<time_t>(timeout_us / 1000000),
-                       static_cast<long>(timeout_us % 1000000) * 1000};
+      timespec timeout = TimespecOfUs(timeout_us);
       long n =
           syscall(SYS_epoll_pwait2, epoll_fd_, events_.data(), kMaxEvents, &timeout, nullptr, 0);
       if (n >= 0 || errno != ENOSYS) return static_cast<int>(n);
     }
 #endif
-    int ms = timeout_us < 0 ? -1 : static_cast<int>((timeout_us + 999) / 1000);
-    return epoll_wait(epoll_fd_, events_.data(), kMaxEvents, ms);
+    return epoll_wait(epoll_fd_, events_.data(), kMaxEvents, MillisecondsUp(timeout_us));
   }
 
   int epoll_fd_ = -1;

@@ -14,6 +14,7 @@
 
 #include <system_error>
 
+#include "clock.h"
 #include "poller.h"
 #include "wake_pipe.h"
 
@@ -75,8 +76,7 @@ class KqueuePoller : public Poller {
 
   int Wait(std::vector<Readiness>& out, int64_t timeout_us) override {
     out.clear();
-    timespec timeout{static_cast<time_t>(timeout_us / 1000000),
-                     static_cast<long>(timeout_us % 1000000) * 1000};
+    timespec timeout = TimespecOfUs(timeout_us);
     int n =
         kevent(kq_, nullptr, 0, events_.data(), kMaxEvents, timeout_us < 0 ? nullptr : &timeout);
     if (n < 0) return -1;

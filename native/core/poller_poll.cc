@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "clock.h"
 #include "poller.h"
 #include "wake_pipe.h"
 
@@ -94,13 +95,11 @@ class PollPoller : public Poller {
     nfds_t count = static_cast<nfds_t>(fds_.size());
 #if defined(__linux__) || defined(__FreeBSD__) || defined(__OpenBSD__)
     if (timeout_us >= 0) {
-      timespec timeout{static_cast<time_t>(timeout_us / 1000000),
-                       static_cast<long>(timeout_us % 1000000) * 1000};
+      timespec timeout = TimespecOfUs(timeout_us);
       return ppoll(fds_.data(), count, &timeout, nullptr);
     }
 #endif
-    int ms = timeout_us < 0 ? -1 : static_cast<int>((timeout_us + 999) / 1000);
-    return poll(fds_.data(), count, ms);
+    return poll(fds_.data(), count, MillisecondsUp(timeout_us));
   }
 
   WakePipe wake_;
