@@ -3,7 +3,7 @@
 // check client). Each command's module is imported only when it runs, so
 // `selfscan check` loads the client and never the server (uWS, lmdb, the
 // addon, zod), and `selfscan --help` loads only the help.
-import { VERSION } from './version.js';
+import { VERSION } from './api/version.js';
 
 /** A command: runs with the arguments after its name. */
 interface Command {

@@ -1,8 +1,9 @@
 // `selfscan --help` (and `selfscan serve --help`): every command, and the
 // options of serve from the zod-free table of its flags, so printing it
 // loads nothing of the server.
+
+import { VERSION } from '../api/version.js';
 import { flagHelp, SERVE_FLAGS } from '../config/serve-flags.js';
-import { VERSION } from '../version.js';
 
 export const HELP = `selfscan ${VERSION}: tells a server which of its TCP ports the outside world can reach
 

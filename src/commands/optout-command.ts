@@ -2,8 +2,8 @@
 // service reloads by itself.
 import { parseArgs } from 'node:util';
 
-import { addOptOut, listOptOut, removeOptOut } from '../limits/opt-out-file.js';
-import { parseOptOutEntry } from '../limits/opt-out-list.js';
+import { addOptOut, listOptOut, removeOptOut } from '../limits/opt-out/opt-out-file.js';
+import { parseOptOutEntry } from '../limits/opt-out/opt-out-list.js';
 
 /** Usage of `selfscan optout`. */
 export const OPT_OUT_HELP = `Usage:

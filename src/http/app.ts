@@ -10,7 +10,7 @@ import { ClientAddressResolver } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
 import type { ProxyHeader } from './forwarded-hops.js';
 import { HEALTH_PATH, type HealthCheck, healthRoute } from './health.js';
-import { listeningApp } from './listening-app.js';
+import { type HttpApp, listeningApp } from './listening-app.js';
 import { checkedApp } from './request-checks.js';
 import { RouteContext } from './route-context.js';
 import { allowedMethods, ROUTES, type Route } from './routes.js';
@@ -33,15 +33,6 @@ export interface HttpAppOptions {
   mounted?: Readonly<Record<string, Route>>;
   /** Answers GET /healthz. */
   health: HealthCheck;
-}
-
-export interface HttpApp {
-  /** Every route served, by path: HTTP's own and the mounted ones. */
-  routes: Readonly<Record<string, Route>>;
-  /** Starts listening; resolves with the port (useful with port 0). */
-  listen(host: string, port: number): Promise<number>;
-  /** Stops accepting connections; open responses carry on. */
-  stopListening(): void;
 }
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {

@@ -4,8 +4,7 @@
 // node serves nothing else over HTTP (createHealthApp).
 import { ApiError, type ErrorAnswer } from '../api/api-error.js';
 import type { Health } from '../api/health.js';
-import type { HttpApp } from './app.js';
-import { listeningApp } from './listening-app.js';
+import { type HttpApp, listeningApp } from './listening-app.js';
 import { checkedApp } from './request-checks.js';
 import type { Route } from './routes.js';
 import { type HttpRequest, type HttpResponse, loadUws, type TemplatedApp } from './uws.js';

@@ -3,10 +3,18 @@
 // descriptors it stops listening by itself (see descriptor-guard.ts).
 import type { Logger } from 'pino';
 
-import type { HttpApp } from './app.js';
 import { guardDescriptors } from './descriptor-guard.js';
 import type { Route } from './routes.js';
 import type { loadUws, TemplatedApp, us_listen_socket } from './uws.js';
+
+export interface HttpApp {
+  /** Every route served, by path: HTTP's own and the mounted ones. */
+  routes: Readonly<Record<string, Route>>;
+  /** Starts listening; resolves with the port (useful with port 0). */
+  listen(host: string, port: number): Promise<number>;
+  /** Stops accepting connections; open responses carry on. */
+  stopListening(): void;
+}
 
 /** `app` as an HttpApp: listening on demand, stopping to listen on demand or while descriptors run short. */
 export function listeningApp(uws: ReturnType<typeof loadUws>, app: TemplatedApp, routes: Readonly<Record<string, Route>>, logger?: Logger): HttpApp {

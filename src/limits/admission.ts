@@ -10,12 +10,12 @@ import type { ScanType } from '../api/scan-type.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanOrigin } from '../model/scan-record.js';
-import { type AsnLookup, rateLimitBucket } from './asn-lookup.js';
-import type { RateDecision, RateRule } from './gcra.js';
-import { perIpLimitKeys } from './limit-key.js';
-import type { RateCharge, RateLimitStore } from './rate-limit-store.js';
+import { type AsnLookup, rateLimitBucket } from './asn/asn-lookup.js';
+import type { RateDecision, RateRule } from './rate/gcra.js';
+import { perIpLimitKeys } from './rate/limit-key.js';
+import type { RateCharge, RateLimitStore } from './rate/rate-limit-store.js';
+import type { ScanAdmit } from './rate/scan-admit.js';
 import { Refusal } from './refusal.js';
-import type { ScanAdmit } from './scan-admit.js';
 import { refuseTarget } from './target-policy.js';
 
 export interface AdmissionOptions {

@@ -1,7 +1,7 @@
 // A request the abuse controls turn away, with what the caller needs to know.
 import { ApiError } from '../api/api-error.js';
 import type { ErrorCode } from '../api/error-body.js';
-import type { RateDecision } from './gcra.js';
+import type { RateDecision } from './rate/gcra.js';
 
 export type RefusalCode = Extract<ErrorCode, 'invalid_target' | 'not_available' | 'rate_limited'>;
 

@@ -9,9 +9,9 @@ import * as z from 'zod';
 import { errorAnswer } from '../api/api-error.js';
 import type { ScanResult } from '../api/scan-result.js';
 import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from '../api/scan-type.js';
+import { VERSION } from '../api/version.js';
 import type { RouteContext } from '../http/route-context.js';
 import type { StreamEvent } from '../scan/scan-events.js';
-import { VERSION } from '../version.js';
 import { memoiseJsonSchema } from './memoised-json-schema.js';
 import { refusalResult, type ScanToolResult, scanToolOutput, scanToolResult } from './scan-tool-result.js';
 

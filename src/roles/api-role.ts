@@ -5,13 +5,14 @@
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
-import { createHttpApp, type HttpApp } from '../http/app.js';
+import { createHttpApp } from '../http/app.js';
 import { CorsPolicy } from '../http/cors.js';
 import type { HealthCheck } from '../http/health.js';
+import type { HttpApp } from '../http/listening-app.js';
 import { Admission } from '../limits/admission.js';
-import { openAsnLookup } from '../limits/open-asn-lookup.js';
-import { OptOutList } from '../limits/opt-out-list.js';
-import type { RateLimitStore } from '../limits/rate-limit-store.js';
+import { openAsnLookup } from '../limits/asn/open-asn-lookup.js';
+import { OptOutList } from '../limits/opt-out/opt-out-list.js';
+import type { RateLimitStore } from '../limits/rate/rate-limit-store.js';
 import { mcpRoute } from '../mcp/mcp-endpoint.js';
 import type { Clock } from '../model/clock.js';
 import type { Scans } from '../scan/scans.js';

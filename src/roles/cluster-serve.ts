@@ -11,26 +11,31 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 import type { Health } from '../api/health.js';
-import { ChunkDispatch } from '../cluster/chunk-jobs.js';
-import { ClusterFinisher } from '../cluster/cluster-finisher.js';
-import { ClusterScans } from '../cluster/cluster-scans.js';
-import { startClusterSweep } from '../cluster/cluster-sweep.js';
-import { ClusterWatchers } from '../cluster/cluster-watchers.js';
-import { ClusterWebhooks } from '../cluster/cluster-webhooks.js';
-import { bullmqConnection, commandConnection } from '../cluster/redis-connection.js';
-import { RedisRateLimitStore } from '../cluster/redis-rate-limit-store.js';
-import { RedisResultStore } from '../cluster/redis-result-store.js';
-import { RedisScanProgress } from '../cluster/redis-scan-progress.js';
-import { RedisScanStarts } from '../cluster/redis-scan-starts.js';
-import { ScannerNode } from '../cluster/scanner-node.js';
-import { announceScanner, ScannerRegions } from '../cluster/scanner-registry.js';
+import { VERSION } from '../api/version.js';
 import type { Config } from '../config/config.js';
 import { createHealthApp } from '../http/health.js';
 import { type Clock, systemClock } from '../model/clock.js';
+import { ChunkDispatch } from '../redis/chunk-jobs.js';
+import { ChunkWork } from '../redis/chunk-work.js';
+import { startClusterSweep } from '../redis/cluster-sweep.js';
+import { ClusterWatchers } from '../redis/cluster-watchers.js';
+import { FinishJobs } from '../redis/finish-jobs.js';
+import { bullmqConnection, commandConnection } from '../redis/redis-connection.js';
+import { RedisRateLimitStore } from '../redis/redis-rate-limit-store.js';
+import { RedisResultStore } from '../redis/redis-result-store.js';
+import { RedisScanBook } from '../redis/redis-scan-book.js';
+import { RedisScanProgress } from '../redis/redis-scan-progress.js';
+import { RedisScanStarts } from '../redis/redis-scan-starts.js';
+import { ScannerNode } from '../redis/scanner-node.js';
+import { announceScanner, ScannerRegions } from '../redis/scanner-registry.js';
+import { startExpirySweep } from '../scan/expiry-sweep.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';
-import { VERSION } from '../version.js';
+import { ScanFinisher } from '../scan/scan-finisher.js';
+import { ScanLifecycle } from '../scan/scan-lifecycle.js';
+import type { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
-import type { RunningServer, ServeDependencies } from './serve.js';
+import { openClusterWebhooks } from './cluster-webhooks.js';
+import type { RunningServer, ServeDependencies } from './running-server.js';
 
 /** Chunks one scanner node scans at once, when concurrency.deep is not set. */
 const DEFAULT_CHUNK_CONCURRENCY = 16;
@@ -71,11 +76,11 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
 
   let api: Awaited<ReturnType<typeof openApiRole>> | undefined;
   let watchers: ClusterWatchers | undefined;
-  let webhooks: ClusterWebhooks | undefined;
+  let webhooks: WebhookService | undefined;
   if (serveApi) {
     const store = deps.store ?? new RedisResultStore(redis);
     watchers = await ClusterWatchers.open(bullmq(), progress, logger);
-    webhooks = await ClusterWebhooks.open({
+    webhooks = await openClusterWebhooks({
       redis,
       redisUrl: url,
       config: config.webhooks,
@@ -84,26 +89,19 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
       logger,
       work: true,
     });
-    const finisher = new ClusterFinisher({ progress, store, webhooks, lookupPtr: createPtrLookup(config.dns), clock, logger });
-    const finishWorker = finisher.work(bullmq());
+    const finisher = new ScanFinisher({ ends: progress, store, webhooks, clock, logger });
+    const finishWorker = new FinishJobs({ progress, finisher, lookupPtr: createPtrLookup(config.dns) }).work(bullmq());
     const regions = new ScannerRegions(redis, role === 'all' ? [scannerRegion] : regionList);
-    const scans = new ClusterScans({
-      starts: new RedisScanStarts(redis),
-      progress,
-      store,
-      watchers,
-      regions,
-      dispatch,
-      window: config.chunkWindow,
-      budgetMs,
-      clock,
-      logger,
-    });
+    const book = new RedisScanBook(new RedisScanStarts(redis), progress, watchers);
+    const work = new ChunkWork({ regions, dispatch, window: config.chunkWindow, budgetMs });
+    const scans = new ScanLifecycle({ book, work, clock, logger });
     const stopSweep = startClusterSweep({ store, progress, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
+    const stopExpiry = startExpirySweep(store, clock, logger);
     const rateLimits = deps.rateLimits ?? new RedisRateLimitStore(redis);
     api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger });
     closers.push(
       () => stopSweep(),
+      () => stopExpiry(),
       () => finishWorker.close(),
       () => webhooks!.close(),
       () => watchers!.close(),
@@ -128,7 +126,6 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   let closing: Promise<void> | undefined;
   return {
     port,
-    service: null,
     routes: http.routes,
     close: () =>
       (closing ??= (async () => {

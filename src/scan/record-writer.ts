@@ -2,7 +2,7 @@
 // running and final states are stored as they happen, and a later write
 // never lands before an earlier one.
 import type { ScanRecord } from '../model/scan-record.js';
-import type { ResultStore } from '../store/result-store.js';
+import type { ResultStore } from './result-store.js';
 
 export class RecordWriter {
   /** The last write of each scan with a write in flight. */

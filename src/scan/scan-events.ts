@@ -52,8 +52,8 @@ export interface ScanEvents {
    * terminal event and are dropped.
    */
   ended(scan: EndedScan): void;
-  /** Listens to one scan's events after `initial`. */
-  subscribe(scanId: string, listener: ScanListener, initial: readonly InitialEvent[]): Subscription;
+  /** Listens to one scan's events after the ones `initial` makes, given the id the first of them will take. */
+  subscribe(scanId: string, listener: ScanListener, initial: (nextId: number) => readonly InitialEvent[]): Subscription;
   /** Listens to every scan's end. */
   onEnded(listener: (scan: EndedScan) => void): void;
 }

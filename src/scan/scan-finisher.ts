@@ -1,15 +1,17 @@
-// Ends a scan: settles its record from how the scan went, stores it (the
-// result is durable before anyone hears of it), logs the scan's one line and
-// publishes its end.
+// Ends a scan, in one process or on any node of a cluster: settles its
+// record from how the scan went, records the end where the scan's state
+// lives (stored before anyone hears of it, and only once: a finish redone
+// after a crash finds it ended), logs the scan's one line and makes the
+// webhooks owed due.
 import type { Logger } from 'pino';
 
 import type { FailReason } from '../api/fail-reason.js';
+import type { ScanResultFinal } from '../api/scan-result.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanSummary } from '../native/scanner.js';
-import type { RecordWriter } from './record-writer.js';
+import type { ResultStore } from './result-store.js';
 import { finalBody } from './result-view.js';
-import type { ScanEvents } from './scan-events.js';
 
 export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -18,9 +20,21 @@ export type ScanOutcome = { summary: Pick<ScanSummary, 'status'> & { durationMs?
 
 const UNREACHABLE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH']);
 
+/** Where a scan's end is recorded and announced to its watchers. */
+export interface ScanEnds {
+  /**
+   * Stores `record` (final) as the end of its scan and announces `body`,
+   * unless the scan had ended already or a newer scan holds its result:
+   * then false, and nothing changes.
+   */
+  end(record: ScanRecord, body: ScanResultFinal): Promise<boolean>;
+}
+
 export interface ScanFinisherOptions {
-  writer: RecordWriter;
-  events: ScanEvents;
+  ends: ScanEnds;
+  /** Where a scan ended elsewhere is read, for the webhooks it owes. */
+  store: Pick<ResultStore, 'get'>;
+  webhooks: { scanFinished(record: ScanRecord): Promise<void> };
   clock: Clock;
   logger: Logger;
 }
@@ -28,17 +42,18 @@ export interface ScanFinisherOptions {
 export class ScanFinisher {
   constructor(private readonly options: ScanFinisherOptions) {}
 
-  /** Makes `record` final (it does not change afterwards), stores and publishes it. */
+  /**
+   * Makes `record` final (it does not change afterwards) and ends its scan;
+   * when it had ended already, the webhooks its stored end owes are made due
+   * again. Rejects when the webhooks could not be made due.
+   */
   async finish(record: ScanRecord, outcome: ScanOutcome, ptrRecord: string | null): Promise<void> {
-    const { clock, logger } = this.options;
+    const { ends, store, webhooks, clock, logger } = this.options;
     settleRecord(record, outcome, ptrRecord, clock.now(), logger);
-    try {
-      await this.options.writer.write(record);
-    } catch (error) {
-      logger.error({ err: error, scanId: record.id }, 'could not store scan result');
-    }
-    logScanFinished(logger, record);
-    this.options.events.ended({ record, body: finalBody(record) });
+    let owed: ScanRecord | null = record;
+    if (await ends.end(record, finalBody(record))) logScanFinished(logger, record);
+    else owed = await store.get(record.ip, record.scanType).then((stored) => (stored?.id === record.id ? stored : null));
+    if (owed !== null) await webhooks.scanFinished(owed);
   }
 }
 

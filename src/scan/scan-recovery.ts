@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 
 import type { ScanRecord } from '../model/scan-record.js';
-import type { ResultStore } from '../store/result-store.js';
+import type { ResultStore } from './result-store.js';
 import { applySavedChunks, type ScanCheckpoints } from './scan-checkpoints.js';
 
 /**

@@ -1,10 +1,9 @@
 // The scanner role: takes scans from the queue and runs them on the
 // scanner, one runner per process. Only this role needs the native addon.
-import { ScanFinisher } from './scan-finisher.js';
 import type { ScanQueue } from './scan-queue.js';
 import { ScanRunner, type ScanRunnerOptions } from './scan-runner.js';
 
-export interface ScanningOptions extends Omit<ScanRunnerOptions, 'finisher'> {
+export interface ScanningOptions extends ScanRunnerOptions {
   queue: ScanQueue;
 }
 
@@ -17,8 +16,8 @@ export interface Scanning {
 }
 
 export function startScanning(options: ScanningOptions): Scanning {
-  const finisher = new ScanFinisher(options);
-  const runner = new ScanRunner({ ...options, finisher });
+  const { finisher } = options;
+  const runner = new ScanRunner(options);
   options.queue.process(runner.run);
   return {
     interrupt: async () => {

@@ -1,11 +1,10 @@
-// What the interfaces (REST, SSE, MCP) ask of scans, whoever runs them: the
-// scan service of one process (scan-service.ts) or of a cluster node
-// (cluster/cluster-scans.ts).
+// What the interfaces (REST, SSE, MCP) ask of scans, in one process or on a
+// cluster node alike (scan-lifecycle.ts).
 
 import type { ScanQueued } from '../api/scan-queued.js';
 import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
-import type { ScanAdmit } from '../limits/scan-admit.js';
+import type { ScanAdmit } from '../limits/rate/scan-admit.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import type { ScanListener, StreamEvent } from './scan-events.js';
 

@@ -1,32 +1,34 @@
-// The durable outbox of webhook deliveries: an entry is written when a POST
-// asks for a callback, becomes due when its scan ends, and is deleted once
-// delivered or given up. Embedded (lmdb) in one process; a cluster puts a
-// shared store behind the same interface.
+// Where webhooks owed are kept and from where they are sent: a POST's
+// registration is kept until its scan ends, then its delivery is due and
+// sent (signed attempts on the retry schedule) until delivered or given up.
+// One process keeps them in lmdb and sends them itself (lmdb/lmdb-outbox.ts);
+// a cluster keeps registrations in Redis and sends deliveries as BullMQ jobs
+// that any API node works (redis/redis-outbox.ts).
 import type { ScanType } from '../api/scan-type.js';
-import type { WebhookEvent } from '../api/webhook-payload.js';
+import type { DueDelivery } from './webhook-attempt.js';
 
-export interface Delivery {
-  /** Also the X-Selfscan-Delivery header: the same on every retry. */
+/** A POST's ask to be told when scan `scanId` of (ip, scanType) ends; `id` is also its delivery id. */
+export interface Registration {
   id: string;
   scanId: string;
   ip: string;
   scanType: ScanType;
   url: string;
-  /** waiting: its scan is in flight; due: to be sent at nextAttemptAt. */
-  state: 'waiting' | 'due';
-  event: WebhookEvent | null;
-  /** The JSON payload, fixed when due so that every retry sends the same bytes. */
-  body: string | null;
-  attempts: number;
-  /** Unix ms. */
-  nextAttemptAt: number;
 }
 
 export interface Outbox {
-  /** Every delivery owed, waiting or due. */
-  all(): Delivery[];
-  /** Records `delivery`; visible to queries at once, durable when the promise resolves. */
-  put(delivery: Delivery): Promise<void>;
-  delete(id: string): Promise<void>;
+  /** Keeps `registration` until its delivery is due. Durable when it resolves. */
+  register(registration: Registration): Promise<void>;
+  /** The registrations of scan `scanId` (some may be due already: due() leaves those as they are). */
+  registrations(scanId: string): Promise<Registration[]>;
+  /**
+   * Registrations an earlier process left waiting, to be checked against
+   * the stored results at start; none where every end is redone anyway (a
+   * cluster's finish jobs).
+   */
+  leftWaiting(): Promise<Registration[]>;
+  /** Sends each delivery until delivered or given up; a delivery id made due again is not sent again. */
+  due(deliveries: readonly DueDelivery[]): Promise<void>;
+  /** Stops sending (an attempt under way ends first); what is owed stays for the next start. */
   close(): Promise<void>;
 }

@@ -1,6 +1,5 @@
-// What the HTTP routes need of webhooks, whichever implementation is behind
-// it: the embedded WebhookService (one process, outbox in lmdb) or the
-// cluster's ClusterWebhooks (registrations in Redis, a BullMQ queue).
+// What the HTTP routes need of webhooks (webhook-service.ts, over the lmdb
+// outbox of one process or the Redis outbox of a cluster).
 import type { ScanType } from '../api/scan-type.js';
 import type { WebhookKey } from '../api/webhook-key.js';
 

@@ -12,12 +12,13 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { SCAN_PROFILES } from '../../src/api/scan-type.js';
-import { ClusterWebhooks, type ClusterWebhooksOptions } from '../../src/cluster/cluster-webhooks.js';
-import { hooksKey } from '../../src/cluster/redis-keys.js';
-import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
 import type { Config } from '../../src/config/config.js';
 import type { ScanRecord } from '../../src/model/scan-record.js';
+import { hooksKey } from '../../src/redis/redis-keys.js';
+import { RedisResultStore } from '../../src/redis/redis-result-store.js';
+import { type ClusterWebhooksOptions, openClusterWebhooks } from '../../src/roles/cluster-webhooks.js';
 import { finalBody } from '../../src/scan/result-view.js';
+import type { WebhookService } from '../../src/webhook/webhook-service.js';
 import { eventually } from '../helpers/eventually.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 import { queuedRecord } from '../helpers/scan-records.js';
@@ -42,7 +43,7 @@ async function receiver(): Promise<Receiver> {
 }
 
 /** An API node: its webhooks and the log lines they wrote. */
-async function apiNode(options: Partial<ClusterWebhooksOptions> = {}): Promise<{ webhooks: ClusterWebhooks; logs: Record<string, unknown>[] }> {
+async function apiNode(options: Partial<ClusterWebhooksOptions> = {}): Promise<{ webhooks: WebhookService; logs: Record<string, unknown>[] }> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -50,7 +51,7 @@ async function apiNode(options: Partial<ClusterWebhooksOptions> = {}): Promise<{
       done();
     },
   });
-  const webhooks = await ClusterWebhooks.open({
+  const webhooks = await openClusterWebhooks({
     redis: connect(),
     redisUrl: connect.url(),
     config: CONFIG,

@@ -1,6 +1,6 @@
 // One table of GCRA cases, run against both implementations: the
-// TypeScript one (src/limits/gcra.ts, behind the single process's
-// MemoryRateLimitStore) and the Lua one (src/cluster/gcra-script.ts, on a
+// TypeScript one (src/limits/rate/gcra.ts, behind the single process's
+// MemoryRateLimitStore) and the Lua one (src/redis/gcra-script.ts, on a
 // redis-server of this file's own). The Lua runs on Redis's clock; here its
 // one line that reads the clock (NOW_MS_LUA) is swapped for a time the test
 // passes, so both see the same instants. At every step both must admit the
@@ -8,11 +8,11 @@
 // decisions.
 import { describe, expect, it } from 'vitest';
 
-import { decisionsOf, GCRA_SCRIPT } from '../../src/cluster/gcra-script.js';
-import { limitKey } from '../../src/cluster/redis-keys.js';
-import { NOW_MS_LUA } from '../../src/cluster/redis-time.js';
-import type { RateRule } from '../../src/limits/gcra.js';
-import { MemoryRateLimitStore, type RateCharge } from '../../src/limits/rate-limit-store.js';
+import type { RateRule } from '../../src/limits/rate/gcra.js';
+import { MemoryRateLimitStore, type RateCharge } from '../../src/limits/rate/rate-limit-store.js';
+import { decisionsOf, GCRA_SCRIPT } from '../../src/redis/gcra-script.js';
+import { limitKey } from '../../src/redis/redis-keys.js';
+import { NOW_MS_LUA } from '../../src/redis/redis-time.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 
 const client = redisPerFile();

@@ -3,8 +3,8 @@
 // that vanish once their allowance is whole again.
 import { describe, expect, it } from 'vitest';
 
-import { limitKey } from '../../src/cluster/redis-keys.js';
-import { RedisRateLimitStore } from '../../src/cluster/redis-rate-limit-store.js';
+import { limitKey } from '../../src/redis/redis-keys.js';
+import { RedisRateLimitStore } from '../../src/redis/redis-rate-limit-store.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 
 const client = redisPerFile();

@@ -4,7 +4,7 @@
 // this adapter and lmdb's.
 import { describe, expect, it } from 'vitest';
 
-import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
+import { RedisResultStore } from '../../src/redis/redis-result-store.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 import { queuedRecord } from '../helpers/scan-records.js';
 

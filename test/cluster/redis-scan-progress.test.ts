@@ -3,11 +3,11 @@
 // with the next sequence number, a poll's view in one read, the end once.
 import { describe, expect, it } from 'vitest';
 
-import { EVENTS_CHANNEL } from '../../src/cluster/redis-keys.js';
-import { RedisScanProgress } from '../../src/cluster/redis-scan-progress.js';
-import { RedisScanStarts } from '../../src/cluster/redis-scan-starts.js';
-import { parseScanEventMessage, type ScanEventMessage } from '../../src/cluster/scan-event-message.js';
 import type { ScanRecord } from '../../src/model/scan-record.js';
+import { EVENTS_CHANNEL } from '../../src/redis/redis-keys.js';
+import { RedisScanProgress } from '../../src/redis/redis-scan-progress.js';
+import { RedisScanStarts } from '../../src/redis/redis-scan-starts.js';
+import { parseScanEventMessage, type ScanEventMessage } from '../../src/redis/scan-event-message.js';
 import { finalBody } from '../../src/scan/result-view.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 import { queuedRecord } from '../helpers/scan-records.js';

@@ -3,11 +3,11 @@
 // limits charged all or none, and nothing recorded for a refused start.
 import { describe, expect, it } from 'vitest';
 
-import { inFlightKey, limitKey } from '../../src/cluster/redis-keys.js';
-import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
-import { RedisScanProgress } from '../../src/cluster/redis-scan-progress.js';
-import { RedisScanStarts } from '../../src/cluster/redis-scan-starts.js';
 import type { ScanRecord } from '../../src/model/scan-record.js';
+import { inFlightKey, limitKey } from '../../src/redis/redis-keys.js';
+import { RedisResultStore } from '../../src/redis/redis-result-store.js';
+import { RedisScanProgress } from '../../src/redis/redis-scan-progress.js';
+import { RedisScanStarts } from '../../src/redis/redis-scan-starts.js';
 import { finalBody } from '../../src/scan/result-view.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 import { queuedRecord as newRecord } from '../helpers/scan-records.js';

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { RedisResultStore } from '../../src/cluster/redis-result-store.js';
+import { openLmdbStore } from '../../src/lmdb/lmdb-store.js';
 import type { ScanRecord } from '../../src/model/scan-record.js';
-import { openLmdbStore } from '../../src/store/lmdb-store.js';
-import type { ResultStore } from '../../src/store/result-store.js';
+import { RedisResultStore } from '../../src/redis/redis-result-store.js';
+import type { ResultStore } from '../../src/scan/result-store.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 import { completeRecord, queuedRecord } from '../helpers/scan-records.js';
 

@@ -1,7 +1,7 @@
 // An in-memory ResultStore for unit tests of logic above the store.
 import type { ScanType } from '../../src/api/scan-type.js';
 import type { ScanRecord } from '../../src/model/scan-record.js';
-import type { ResultStore } from '../../src/store/result-store.js';
+import type { ResultStore } from '../../src/scan/result-store.js';
 
 export class MemoryStore implements ResultStore {
   readonly records = new Map<string, ScanRecord>();

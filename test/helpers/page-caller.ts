@@ -6,7 +6,7 @@
 import type { BrowserContextOptions } from 'playwright-core';
 
 import type { Config } from '../../src/config/config.js';
-import type { ServeDependencies } from '../../src/roles/serve.js';
+import type { ServeDependencies } from '../../src/roles/running-server.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
 /** A real server that believes the browser's X-Forwarded-For. */

@@ -9,7 +9,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 
 import { type Config, DEFAULT_CONFIG } from '../../src/config/config.js';
-import { type RunningServer, type ServeDependencies, startServer } from '../../src/roles/serve.js';
+import type { RunningServer, ServeDependencies } from '../../src/roles/running-server.js';
+import { startServer } from '../../src/roles/serve.js';
 import { LOOPBACK_DNS, NO_LIMITS } from './no-limits.js';
 
 export interface TestServer {

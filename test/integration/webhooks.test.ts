@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/api/version.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { eventually } from '../helpers/eventually.js';
 import { NO_LIMITS } from '../helpers/no-limits.js';

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApiError, errorAnswer } from '../../src/api/api-error.js';
 import { ERROR_CODES } from '../../src/api/error-body.js';
 import { Refusal } from '../../src/limits/refusal.js';
-import { ShuttingDownError } from '../../src/scan/scan-service.js';
+import { ShuttingDownError } from '../../src/memory/memory-scan-book.js';
 
 const EDGE = { 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '29', 'X-RateLimit-Reset': '1700000060' };
 

@@ -3,7 +3,7 @@
 // read the same address or both refuse.
 import { describe, expect, it } from 'vitest';
 
-import { parseIpv4, parseIpv6 } from '../../src/limits/asn-range-table.js';
+import { parseIpv4, parseIpv6 } from '../../src/limits/asn/asn-range-table.js';
 import { tryParseIpAsWritten } from '../../src/net/ip-address.js';
 
 type Reading = { family: 4 | 6; bytes: number[] } | null;

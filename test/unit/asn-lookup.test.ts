@@ -7,9 +7,9 @@ import { performance } from 'node:perf_hooks';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type AsnLookup, rateLimitBucket } from '../../src/limits/asn-lookup.js';
-import { AsnRangeTable } from '../../src/limits/asn-range-table.js';
-import { openAsnLookup } from '../../src/limits/open-asn-lookup.js';
+import { type AsnLookup, rateLimitBucket } from '../../src/limits/asn/asn-lookup.js';
+import { AsnRangeTable } from '../../src/limits/asn/asn-range-table.js';
+import { openAsnLookup } from '../../src/limits/asn/open-asn-lookup.js';
 import { writeMmdb } from '../helpers/write-mmdb.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'selfscan-asn-'));

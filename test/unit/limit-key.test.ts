@@ -2,7 +2,7 @@
 // as its network of the configured prefix length.
 import { describe, expect, it } from 'vitest';
 
-import { perIpLimitKeys } from '../../src/limits/limit-key.js';
+import { perIpLimitKeys } from '../../src/limits/rate/limit-key.js';
 
 const perIpLimitKey = (ip: string, prefix: number): string => perIpLimitKeys(prefix)(ip);
 

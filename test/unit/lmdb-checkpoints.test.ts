@@ -5,8 +5,8 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { LmdbCheckpoints } from '../../src/lmdb/lmdb-checkpoints.js';
 import type { SavedChunk } from '../../src/scan/scan-checkpoints.js';
-import { LmdbCheckpoints } from '../../src/store/lmdb-checkpoints.js';
 
 const chunk = (port: number): SavedChunk => ({
   open: [{ port, state: 'open', service: null, banner: `hello ${port}` }],

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { type LmdbResultStore, openLmdbStore } from '../../src/lmdb/lmdb-store.js';
 import type { ScanRecord } from '../../src/model/scan-record.js';
-import { type LmdbResultStore, openLmdbStore } from '../../src/store/lmdb-store.js';
 import { completeRecord } from '../helpers/scan-records.js';
 
 const CHILD = fileURLToPath(new URL('./children/store-child.ts', import.meta.url));

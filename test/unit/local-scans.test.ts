@@ -3,13 +3,13 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
+import { ShuttingDownError } from '../../src/memory/memory-scan-book.js';
 import { queuedRecord, type ScanRecord } from '../../src/model/scan-record.js';
+import { openLocalScans } from '../../src/roles/local-scans.js';
 import { startExpirySweep } from '../../src/scan/expiry-sweep.js';
-import { openLocalScans } from '../../src/scan/local-scans.js';
 import type { StreamEvent } from '../../src/scan/scan-events.js';
 import { RESULT_TTL_MS } from '../../src/scan/scan-finisher.js';
 import { recoverUnfinished } from '../../src/scan/scan-recovery.js';
-import { type ScanService, ShuttingDownError } from '../../src/scan/scan-service.js';
 import { FakeScanner, openPort } from '../helpers/fake-scanner.js';
 import { MemoryCheckpoints } from '../helpers/memory-checkpoints.js';
 import { MemoryStore } from '../helpers/memory-store.js';
@@ -23,6 +23,9 @@ function setup(options: { concurrency?: number; ptr?: string | null } = {}) {
   let now = Date.UTC(2026, 10, 21, 12, 0, 0);
   const clock = { now: () => now };
   const logger = pino({ level: 'silent' });
+  /** The ends the webhooks heard of, by scan id. */
+  const webhooksHeard: string[] = [];
+  const webhooks = { scanFinished: async (record: ScanRecord) => void webhooksHeard.push(record.id) };
   const open = () => {
     const scans = openLocalScans({
       scanner,
@@ -33,17 +36,18 @@ function setup(options: { concurrency?: number; ptr?: string | null } = {}) {
       budgetMs: { fast: 60_000, deep: 600_000 },
       lookupPtr: async () => options.ptr ?? null,
       checkpoints,
+      webhooks,
     });
-    return { service: scans.service, events: scans.events, drain: scans.drain };
+    return { service: scans.service, events: scans.events, drain: scans.drain, resume: scans.resume };
   };
-  return { scanner, store, checkpoints, clock, logger, open, advance: (ms: number) => (now += ms), now: () => now };
+  return { scanner, store, checkpoints, clock, logger, open, webhooksHeard, advance: (ms: number) => (now += ms), now: () => now };
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('local scans', () => {
   it('walks a scan through queued, running and complete with the spec shapes', async () => {
-    const { scanner, store, open, advance, now } = setup({ ptr: 'host.example.net' });
+    const { scanner, store, open, advance, now, webhooksHeard } = setup({ ptr: 'host.example.net' });
     const { service } = open();
     expect(await service.result(IP, 'fast')).toEqual({ ip: IP, scan_type: 'fast', status: 'none' });
 
@@ -80,6 +84,8 @@ describe('local scans', () => {
       completed_at: Math.floor(now() / 1000),
       expires_at: Math.floor(now() / 1000) + 86400,
     });
+    expect(webhooksHeard).toEqual([started.scanId]); // once, after the end was stored
+    expect(store.records.get(`fast|${IP}`)?.status).toBe('complete');
   });
 
   it('coalesces 1,000 concurrent starts onto one scan', async () => {
@@ -268,16 +274,16 @@ describe('scans a crash left unfinished', () => {
     return record;
   }
 
-  function recover(context: ReturnType<typeof setup>, service: ScanService): Promise<void> {
-    return recoverUnfinished(context.store, context.checkpoints, (record) => service.resume(record), context.logger);
+  function recover(context: ReturnType<typeof setup>, resume: (record: ScanRecord) => void): Promise<void> {
+    return recoverUnfinished(context.store, context.checkpoints, resume, context.logger);
   }
 
   it('resumes a deep scan from its saved chunks: only the others are scanned, chunk indexes kept, findings merged', async () => {
     const context = setup();
     await leftRunning(context, context.now() - 1000, 10);
     await context.checkpoints.save('gone', 0, { open: [], filtered: [] }); // a scan that ended: forgotten at start
-    const { service } = context.open();
-    await recover(context, service);
+    const { service, resume } = context.open();
+    await recover(context, resume);
     expect([...context.checkpoints.scans.keys()]).toEqual(['left']);
     expect(await service.result(IP, 'deep')).toMatchObject({ status: 'running', chunks_complete: 10, total_chunks: 64 });
 
@@ -315,8 +321,8 @@ describe('scans a crash left unfinished', () => {
   it('ends a resumed scan past its budget incomplete, with what its saved chunks found', async () => {
     const context = setup();
     await leftRunning(context, context.now() - 600_001, 10);
-    const { service } = context.open();
-    await recover(context, service);
+    const { service, resume } = context.open();
+    await recover(context, resume);
     await flush();
     await flush();
     expect(context.scanner.scans).toHaveLength(0);
@@ -332,8 +338,8 @@ describe('scans a crash left unfinished', () => {
   it('ends a resumed scan whose chunks were all saved complete, without scanning', async () => {
     const context = setup();
     await leftRunning(context, context.now() - 600_001, 64);
-    const { service } = context.open();
-    await recover(context, service);
+    const { service, resume } = context.open();
+    await recover(context, resume);
     await flush();
     await flush();
     expect(context.scanner.scans).toHaveLength(0);
@@ -344,8 +350,8 @@ describe('scans a crash left unfinished', () => {
     const context = setup();
     await context.store.put(queuedRecord('queued', IP, 'deep', 'v1', context.now() - 50));
     await context.store.put({ ...queuedRecord('fast', IP, 'fast', 'v1', context.now() - 50), status: 'running', startedAt: context.now() - 40 });
-    const { service } = context.open();
-    await recover(context, service);
+    const { service, resume } = context.open();
+    await recover(context, resume);
     expect(await service.result(IP, 'deep')).toMatchObject({ status: 'queued' });
     await flush();
     await flush();

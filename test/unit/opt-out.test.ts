@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { OPT_OUT_HELP, runOptOutCommand } from '../../src/commands/optout-command.js';
-import { addOptOut, listOptOut, removeOptOut } from '../../src/limits/opt-out-file.js';
-import { OptOutList, OptOutMatcher, type OptOutReloadInfo, parseOptOut } from '../../src/limits/opt-out-list.js';
+import { addOptOut, listOptOut, removeOptOut } from '../../src/limits/opt-out/opt-out-file.js';
+import { OptOutList, OptOutMatcher, type OptOutReloadInfo, parseOptOut } from '../../src/limits/opt-out/opt-out-list.js';
 import { eventually } from '../helpers/eventually.js';
 
 let dir: string;

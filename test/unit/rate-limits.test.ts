@@ -8,9 +8,9 @@ import { open } from 'lmdb';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { gcra } from '../../src/limits/gcra.js';
-import { LmdbRateLimitStore } from '../../src/limits/lmdb-rate-limit-store.js';
-import { MemoryRateLimitStore } from '../../src/limits/rate-limit-store.js';
+import { gcra } from '../../src/limits/rate/gcra.js';
+import { MemoryRateLimitStore } from '../../src/limits/rate/rate-limit-store.js';
+import { LmdbRateLimitStore } from '../../src/lmdb/lmdb-rate-limit-store.js';
 
 const T0 = Date.UTC(2026, 10, 21);
 

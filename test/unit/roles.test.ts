@@ -24,10 +24,11 @@ describe('the API role', () => {
   it('loads no scanner: not its modules, nor the composition root of serve, which loads it on demand', async () => {
     const loaded = await nativeLibrariesLoadedBy(
       src('roles/api-role.ts'),
-      src('scan/scan-service.ts'),
-      src('scan/memory-scan-queue.ts'),
-      src('scan/in-process-scan-events.ts'),
-      src('store/lmdb-store.ts'),
+      src('scan/scan-lifecycle.ts'),
+      src('memory/memory-scan-book.ts'),
+      src('memory/memory-scan-queue.ts'),
+      src('memory/in-process-scan-events.ts'),
+      src('lmdb/lmdb-store.ts'),
       src('roles/serve.ts'),
     );
     expect(loaded.filter((file) => /selfscan\.node$|prebuilds/.test(file))).toEqual([]);

@@ -5,16 +5,16 @@ import { once } from 'node:events';
 
 import { pino } from 'pino';
 
-import { ClusterWebhooks } from '../../../src/cluster/cluster-webhooks.js';
-import { commandConnection } from '../../../src/cluster/redis-connection.js';
 import type { Config } from '../../../src/config/config.js';
+import { commandConnection } from '../../../src/redis/redis-connection.js';
+import { openClusterWebhooks } from '../../../src/roles/cluster-webhooks.js';
 
 const [redisUrl, config] = process.argv.slice(2);
 if (redisUrl === undefined || config === undefined) throw new Error('usage: webhook-node-child.ts <redis url> <webhooks config json>');
 
 const redis = commandConnection(redisUrl);
 await once(redis, 'ready'); // a command connection fails fast until then
-await ClusterWebhooks.open({
+await openClusterWebhooks({
   redis,
   redisUrl,
   config: JSON.parse(config) as Config['webhooks'],

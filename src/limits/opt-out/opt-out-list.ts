@@ -5,8 +5,8 @@ import { type FSWatcher, watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
-import { type Cidr, formatCidr, parseCidr } from '../net/cidr.js';
-import { type IpAddress, parseIp, tryParseIp } from '../net/ip-address.js';
+import { type Cidr, formatCidr, parseCidr } from '../../net/cidr.js';
+import { type IpAddress, parseIp, tryParseIp } from '../../net/ip-address.js';
 
 /** One network of the opt-out list, in canonical form. */
 export interface ParsedEntry {

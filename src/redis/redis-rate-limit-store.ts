@@ -2,8 +2,8 @@
 // keys of a request or none, atomically, on Redis's clock (gcra-script.ts).
 import type { Redis } from 'ioredis';
 
-import type { RateDecision } from '../limits/gcra.js';
-import type { RateCharge, RateLimitStore } from '../limits/rate-limit-store.js';
+import type { RateDecision } from '../limits/rate/gcra.js';
+import type { RateCharge, RateLimitStore } from '../limits/rate/rate-limit-store.js';
 import { decisionsOf, GCRA_SCRIPT } from './gcra-script.js';
 import { limitKey } from './redis-keys.js';
 import { orUnavailable } from './redis-unavailable.js';

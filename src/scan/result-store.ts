@@ -1,5 +1,6 @@
-// Where scan records live. The embedded default is lmdb in the data dir; a
-// networked store can implement the same interface for several servers.
+// Where scan records live: lmdb in the data dir of one process
+// (lmdb/lmdb-store.ts), Redis for every node of a cluster
+// (redis/redis-result-store.ts).
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 

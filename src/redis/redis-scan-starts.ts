@@ -4,8 +4,8 @@
 // Its end clears the in-flight mark (redis-scan-progress.ts).
 import type { Redis } from 'ioredis';
 
-import type { RateDecision } from '../limits/gcra.js';
-import type { RateCharge } from '../limits/rate-limit-store.js';
+import type { RateDecision } from '../limits/rate/gcra.js';
+import type { RateCharge } from '../limits/rate/rate-limit-store.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import { decisionsOf, GCRA_LUA } from './gcra-script.js';
 import { inFlightKey, limitKey, resultKey, SCAN_STATE_TTL_MS, scanKey, UNFINISHED_KEY } from './redis-keys.js';

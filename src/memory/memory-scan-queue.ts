@@ -5,7 +5,7 @@
 
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
-import type { ScanQueue, ScanWorker } from './scan-queue.js';
+import type { ScanQueue, ScanWorker } from '../scan/scan-queue.js';
 
 /** Scans started in one turn of the event loop; more wait for the next. */
 const STARTS_PER_TURN = 16;
@@ -25,6 +25,15 @@ export class MemoryScanQueue implements ScanQueue {
     this.tickets.set(record.id, this.nextTicket++);
     this.lines[record.scanType].push(record);
     this.schedulePump(record.scanType);
+  }
+
+  /** One process runs every scan itself. */
+  async place(): Promise<{ region?: string }> {
+    return {};
+  }
+
+  async dispatch(record: ScanRecord): Promise<void> {
+    this.enqueue(record);
   }
 
   position(record: ScanRecord): number {

@@ -4,10 +4,10 @@
 // half-happens), then coalescing, then the scan limits, charged only when a
 // new scan really starts.
 import type { ScanType } from '../api/scan-type.js';
+import type { Admission } from '../limits/admission.js';
 import type { ScanOrigin } from '../model/scan-record.js';
-import type { ScanListener } from '../scan/scan-events.js';
-import type { Scans, StartResult } from '../scan/scans.js';
-import type { Admission } from './admission.js';
+import type { ScanListener } from './scan-events.js';
+import type { Scans, StartResult } from './scans.js';
 
 /** Whether the start also registers a webhook (charged to `webhooksPerIp`). */
 export type WebhookIntent = 'webhook' | 'no-webhook';

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 
 import type { ScanType } from '../api/scan-type.js';
 import type { Clock } from '../model/clock.js';
-import type { ResultStore } from '../store/result-store.js';
+import type { ResultStore } from '../scan/result-store.js';
 import type { ChunkDispatch } from './chunk-jobs.js';
 import type { RedisScanProgress } from './redis-scan-progress.js';
 

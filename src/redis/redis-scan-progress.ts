@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import type { ScanResultFinal } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
+import type { ScanEnds } from '../scan/scan-finisher.js';
 import { chunksKey, EVENTS_CHANNEL, inFlightKey, resultKey, SCAN_STATE_TTL_MS, scanKey, UNFINISHED_KEY } from './redis-keys.js';
 import { NOW_MS_LUA } from './redis-time.js';
 import type { ChunkFindings } from './scan-event-message.js';
@@ -99,7 +100,7 @@ export interface ScanSnapshot {
   chunks: Map<number, ChunkFindings>;
 }
 
-export class RedisScanProgress {
+export class RedisScanProgress implements ScanEnds {
   private readonly commands: ProgressCommands;
 
   constructor(private readonly redis: Redis) {

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 
 import type { ScanType } from '../api/scan-type.js';
 import { isFinal, type ScanRecord } from '../model/scan-record.js';
-import type { ResultStore } from '../store/result-store.js';
+import type { ResultStore } from '../scan/result-store.js';
 import { resultKey, UNFINISHED_KEY } from './redis-keys.js';
 
 export class RedisResultStore implements ResultStore {

@@ -2,8 +2,8 @@
 // its prefix (a /64 by default), because one IPv6 host typically owns a
 // whole /64 and could otherwise pick a fresh address for a fresh allowance.
 // Only the limits use it: the scan target stays the full address.
-import { cidrOf, formatCidr } from '../net/cidr.js';
-import { parseIp } from '../net/ip-address.js';
+import { cidrOf, formatCidr } from '../../net/cidr.js';
+import { parseIp } from '../../net/ip-address.js';
 
 /** Recent IPv6 callers' keys: parsing an IPv6 address costs tens of µs, and the edge limit keys every request. */
 const CACHE_SIZE = 4096;

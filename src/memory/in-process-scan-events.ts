@@ -11,8 +11,8 @@ import {
   type StreamEventName,
   type Subscription,
   sendToListeners,
-} from './scan-events.js';
-import { terminalName } from './stream-events.js';
+} from '../scan/scan-events.js';
+import { terminalName } from '../scan/stream-events.js';
 
 interface Watched {
   listeners: Set<ScanListener>;
@@ -39,10 +39,10 @@ export class InProcessScanEvents implements ScanEvents {
     this.send(scanId, scan, this.stamp(scan, terminalName(ended.body), ended.body));
   }
 
-  subscribe(scanId: string, listener: ScanListener, initial: readonly InitialEvent[]): Subscription {
+  subscribe(scanId: string, listener: ScanListener, initial: (nextId: number) => readonly InitialEvent[]): Subscription {
     let scan = this.watched.get(scanId);
     if (scan === undefined) this.watched.set(scanId, (scan = { listeners: new Set(), nextId: 1 }));
-    const stamped = initial.map(({ name, data }) => this.stamp(scan, name, data));
+    const stamped = initial(scan.nextId).map(({ name, data }) => this.stamp(scan, name, data));
     scan.listeners.add(listener);
     return {
       initial: stamped,

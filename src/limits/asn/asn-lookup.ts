@@ -1,8 +1,8 @@
 // Which autonomous system a caller belongs to, and the bucket its rate limits
 // are counted in: one per AS, so that a network cannot dodge the per-caller
 // limits by spreading requests over many of its addresses.
-import { cidrOf, formatCidr } from '../net/cidr.js';
-import { parseIp } from '../net/ip-address.js';
+import { cidrOf, formatCidr } from '../../net/cidr.js';
+import { parseIp } from '../../net/ip-address.js';
 
 /** Maps an address to the autonomous system that announces it. */
 export interface AsnLookup {

@@ -4,8 +4,8 @@ import type { RootDatabase } from 'lmdb';
 
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
+import type { ResultStore } from '../scan/result-store.js';
 import { openDurableLmdb } from './durable-lmdb.js';
-import type { ResultStore } from './result-store.js';
 
 function recordKey(scanType: ScanType, ip: string): string {
   return `${scanType}|${ip}`;

@@ -5,8 +5,8 @@
 // '' when it had none, as strings at full precision) and the caller works
 // the decisions out with it.
 
-import { gcra, type RateDecision } from '../limits/gcra.js';
-import type { RateCharge } from '../limits/rate-limit-store.js';
+import { gcra, type RateDecision } from '../limits/rate/gcra.js';
+import type { RateCharge } from '../limits/rate/rate-limit-store.js';
 import { NOW_MS_LUA } from './redis-time.js';
 
 /**

@@ -7,9 +7,9 @@
 import type { RootDatabase } from 'lmdb';
 import type { Logger } from 'pino';
 
-import { openDurableLmdb } from '../store/durable-lmdb.js';
-import type { RateDecision } from './gcra.js';
-import { MemoryRateLimitStore, type RateCharge, type RateLimitStore } from './rate-limit-store.js';
+import type { RateDecision } from '../limits/rate/gcra.js';
+import { MemoryRateLimitStore, type RateCharge, type RateLimitStore } from '../limits/rate/rate-limit-store.js';
+import { openDurableLmdb } from './durable-lmdb.js';
 
 /** How long changes gather before they are written together. */
 const WRITE_DELAY_MS = 100;

@@ -1,0 +1,44 @@
+// Where a cluster's new scan runs: a region with a live scanner node, and
+// its first chunk jobs queued there (chunk-jobs.ts) with its deadline. The
+// lines of the regions are BullMQ's: an API node does not know a scan's
+// place in them, so it says 0 and estimates as if the scan ran alone.
+import type { ScanType } from '../api/scan-type.js';
+import type { ScanRecord } from '../model/scan-record.js';
+import type { ScanWork } from '../scan/scan-work.js';
+import type { ChunkDispatch } from './chunk-jobs.js';
+import { orUnavailable } from './redis-unavailable.js';
+import type { ScannerRegions } from './scanner-registry.js';
+
+export interface ChunkWorkOptions {
+  regions: ScannerRegions;
+  dispatch: ChunkDispatch;
+  /** Chunks of one scan in flight at once, cluster-wide. */
+  window: number;
+  budgetMs: Readonly<Record<ScanType, number>>;
+}
+
+export class ChunkWork implements ScanWork {
+  constructor(private readonly options: ChunkWorkOptions) {}
+
+  async place(): Promise<{ region: string }> {
+    return { region: await orUnavailable(this.options.regions.pick()) };
+  }
+
+  dispatch(record: ScanRecord): Promise<void> {
+    const { dispatch, window, budgetMs } = this.options;
+    if (record.region === undefined) throw new Error(`scan ${record.id} was not placed in a region`);
+    return orUnavailable(dispatch.first({ ...record, region: record.region }, window, record.queuedAt + budgetMs[record.scanType]));
+  }
+
+  position(): number {
+    return 0;
+  }
+
+  running(): number {
+    return 0;
+  }
+
+  concurrency(): number {
+    return 1;
+  }
+}

@@ -1,0 +1,93 @@
+// `selfscan serve` without --redis: every role in one process, the composition root of the
+// default deployment. Scans run on the native scanner through an in-memory
+// queue and event bus; results, rate-limit state, webhooks owed and the
+// signing key live in the data dir. Tests inject the scanner, store, rate limits or clock.
+import type { Logger } from 'pino';
+
+import { VERSION } from '../api/version.js';
+import type { Config } from '../config/config.js';
+import type { HealthCheck } from '../http/health.js';
+import { LmdbCheckpoints } from '../lmdb/lmdb-checkpoints.js';
+import { LmdbOutbox } from '../lmdb/lmdb-outbox.js';
+import { LmdbRateLimitStore } from '../lmdb/lmdb-rate-limit-store.js';
+import { openLmdbStore } from '../lmdb/lmdb-store.js';
+import { systemClock } from '../model/clock.js';
+import { startExpirySweep } from '../scan/expiry-sweep.js';
+import { createPtrLookup } from '../scan/ptr-lookup.js';
+import { recoverUnfinished } from '../scan/scan-recovery.js';
+import { SigningKey } from '../webhook/signing-key.js';
+import { WebhookService } from '../webhook/webhook-service.js';
+import { openApiRole } from './api-role.js';
+import { openLocalScans } from './local-scans.js';
+import type { RunningServer, ServeDependencies } from './running-server.js';
+
+/** Sockets a scan of each type needs at its peak: sizes the default concurrency. */
+const SOCKETS_PER_SCAN = { fast: 32, deep: 512 };
+
+/** The single process: every role, its state in the data dir. */
+export async function startSingleServer(config: Config, logger: Logger, deps: ServeDependencies = {}): Promise<RunningServer> {
+  const clock = deps.clock ?? systemClock;
+  const scanner = deps.scanner ?? (await import('../native/scanner.js')).createScanner({ poller: config.scanner.poller });
+  const { budget, poller } = scanner.stats();
+  const concurrency = {
+    fast: config.concurrency.fast ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.fast)),
+    deep: config.concurrency.deep ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.deep)),
+  };
+  const store = deps.store ?? (await openLmdbStore(config.dataDir));
+  const checkpoints = await LmdbCheckpoints.open(config.dataDir);
+  const stopSweep = startExpirySweep(store, clock, logger);
+  const key = await SigningKey.open(config.dataDir);
+  const { allowPrivateCallbacks } = config;
+  const attempt = { key, userAgent: `selfscan/${VERSION}`, allowPrivateCallbacks, timeoutSeconds: config.webhooks.timeoutSeconds, logger };
+  const outbox = await LmdbOutbox.open(config.dataDir, { attempt, retryDelaysSeconds: config.webhooks.retryDelaysSeconds });
+  const webhooks = await WebhookService.open({ outbox, key, store, allowPrivateCallbacks, logger });
+  const scans = openLocalScans({
+    scanner,
+    store,
+    clock,
+    logger,
+    concurrency,
+    budgetMs: { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 },
+    lookupPtr: createPtrLookup(config.dns),
+    checkpoints,
+    webhooks,
+  });
+  // Before requests can start scans (webhooks hear of the ends of scans taken up).
+  await recoverUnfinished(store, checkpoints, (record) => scans.resume(record), logger);
+  const health: HealthCheck = async () => ({ ok: true, role: 'all', region: null, redis: null, jobsInHand: scans.inFlight() });
+  const ownRateLimits = deps.rateLimits === undefined ? await LmdbRateLimitStore.open(config.dataDir, logger) : undefined;
+  const rateLimits = deps.rateLimits ?? ownRateLimits!;
+  const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits, health, clock, logger });
+  const port = await api.http.listen(config.host, config.port);
+  logger.info(
+    {
+      event: 'listening',
+      host: config.host,
+      port,
+      concurrency,
+      socketBudget: budget,
+      poller,
+      allowPrivateTargets: config.allowPrivateTargets,
+      asnSource: api.asnSource,
+    },
+    `selfscan listening on ${config.host}:${port}`,
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    routes: api.http.routes,
+    close: () =>
+      (closing ??= (async () => {
+        api.http.stopListening();
+        await scans.drain(config.drainSeconds * 1000);
+        stopSweep();
+        api.close();
+        await webhooks.close();
+        await checkpoints.close();
+        await ownRateLimits?.close();
+        await store.close();
+        logger.info({ event: 'stopped' }, 'selfscan stopped');
+      })()),
+  };
+}
