@@ -10,9 +10,9 @@ import { parseArgs } from 'node:util';
 
 import ipaddr from 'ipaddr.js';
 
-import type { AsnLookup } from '../src/limits/asn-lookup.js';
-import { AsnRangeTable } from '../src/limits/asn-range-table.js';
-import { openAsnLookup } from '../src/limits/open-asn-lookup.js';
+import type { AsnLookup } from '../src/limits/asn/asn-lookup.js';
+import { AsnRangeTable } from '../src/limits/asn/asn-range-table.js';
+import { openAsnLookup } from '../src/limits/asn/open-asn-lookup.js';
 import { machineLine, median } from './machine.js';
 import { recordSection } from './results-file.js';
 
