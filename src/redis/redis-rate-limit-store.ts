@@ -1,16 +1,17 @@
 // The rate limits shared by every API node: one Lua script charges all the
-// keys of a request or none, atomically, on Redis's clock (gcra-script.ts).
+// keys of a request or none, atomically, on Redis's clock (lua/gcra-charge.lua).
 import type { Redis } from 'ioredis';
 
 import type { RateDecision } from '../limits/rate/gcra.js';
 import type { RateCharge, RateLimitStore } from '../limits/rate/rate-limit-store.js';
-import { decisionsOf, GCRA_SCRIPT } from './gcra-script.js';
+import { decisionsOf } from './gcra-decisions.js';
+import { defineLua } from './lua-scripts.js';
 import { limitKey } from './redis-keys.js';
 import { orUnavailable } from './redis-unavailable.js';
 
 export class RedisRateLimitStore implements RateLimitStore {
   constructor(private readonly redis: Redis) {
-    redis.defineCommand('selfscanGcra', { lua: GCRA_SCRIPT });
+    defineLua(redis, 'selfscanGcra', 'gcra-charge.lua');
   }
 
   /** Charges on Redis's clock: `_nowMs` (the caller's clock) is not used. */

@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 import { ApiError } from '../api/api-error.js';
+import { defineLua } from './lua-scripts.js';
 import { REGIONS_KEY, scannersKey } from './redis-keys.js';
-import { NOW_MS_LUA } from './redis-time.js';
 
 const HEARTBEAT_MS = 2000;
 /** A node that missed this long of heartbeats counts as gone. */
@@ -16,31 +16,14 @@ const LAPSE_MS = 6000;
 /** How long an API node trusts what it read of the regions. */
 const CACHE_MS = 1000;
 
-/** KEYS: region's scanners, regions set. ARGV: node id, region, lapse ms. */
-const HEARTBEAT_SCRIPT = `${NOW_MS_LUA}
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-redis.call('SADD', KEYS[2], ARGV[2])
-return 1
-`;
-
-/** KEYS: each region's scanners. Replies the live nodes of each. */
-const LIVE_SCRIPT = `${NOW_MS_LUA}
-local counts = {}
-for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  counts[i] = redis.call('ZCARD', key)
-end
-return counts
-`;
-
 interface RegistryCommands {
-  selfscanHeartbeat(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
+  selfscanHeartbeat(...keysAndArgs: (string | number)[]): Promise<number>;
   selfscanLive(numberOfKeys: number, ...keys: string[]): Promise<number[]>;
 }
 
 function commandsOf(redis: Redis): RegistryCommands {
-  redis.defineCommand('selfscanHeartbeat', { lua: HEARTBEAT_SCRIPT });
-  redis.defineCommand('selfscanLive', { lua: LIVE_SCRIPT });
+  defineLua(redis, 'selfscanHeartbeat', 'scanner-heartbeat-2.lua');
+  defineLua(redis, 'selfscanLive', 'scanner-live.lua');
   return redis as unknown as RegistryCommands;
 }
 
@@ -49,7 +32,7 @@ export function announceScanner(redis: Redis, region: string, onError: (error: u
   const commands = commandsOf(redis);
   const node = randomUUID();
   const beat = (): void => {
-    commands.selfscanHeartbeat(2, scannersKey(region), REGIONS_KEY, node, region, LAPSE_MS).catch(onError);
+    commands.selfscanHeartbeat(scannersKey(region), REGIONS_KEY, node, region, LAPSE_MS).catch(onError);
   };
   beat();
   const timer = setInterval(beat, HEARTBEAT_MS);

@@ -1,8 +1,8 @@
 // One table of GCRA cases, run against both implementations: the
 // TypeScript one (src/limits/rate/gcra.ts, behind the single process's
-// MemoryRateLimitStore) and the Lua one (src/redis/gcra-script.ts, on a
+// MemoryRateLimitStore) and the Lua one (src/redis/lua/gcra-charge.lua, on a
 // redis-server of this file's own). The Lua runs on Redis's clock; here its
-// one line that reads the clock (NOW_MS_LUA) is swapped for a time the test
+// include that reads the clock (now-ms) is swapped for a time the test
 // passes, so both see the same instants. At every step both must admit the
 // same charges, store the same arrival time to the bit, and give the same
 // decisions.
@@ -10,15 +10,15 @@ import { describe, expect, it } from 'vitest';
 
 import type { RateRule } from '../../src/limits/rate/gcra.js';
 import { MemoryRateLimitStore, type RateCharge } from '../../src/limits/rate/rate-limit-store.js';
-import { decisionsOf, GCRA_SCRIPT } from '../../src/redis/gcra-script.js';
+import { decisionsOf } from '../../src/redis/gcra-decisions.js';
+import { luaScript } from '../../src/redis/lua-scripts.js';
 import { limitKey } from '../../src/redis/redis-keys.js';
-import { NOW_MS_LUA } from '../../src/redis/redis-time.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 
 const client = redisPerFile();
 
 /** The production script, its clock read from the last argument instead of TIME. */
-const SCRIPT_AT = GCRA_SCRIPT.replace(NOW_MS_LUA, 'local now = tonumber(ARGV[#ARGV])');
+const SCRIPT_AT = luaScript('gcra-charge.lua', { 'now-ms': 'local now = tonumber(ARGV[#ARGV])' }).lua;
 
 interface Step {
   atMs: number;

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 
 import { afterAll, expect, it } from 'vitest';
 
+import { luaScriptFiles } from '../../src/redis/lua-scripts.js';
 import { arm64Node } from '../helpers/arm64-node.js';
 import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { expectFloor, libraryFloor } from '../helpers/elf-floor.js';
@@ -59,6 +60,8 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
     expect(existsSync(join(app, `node_modules/selfscan/native/core/${backend}.cc`))).toBe(true);
   }
   expect(existsSync(join(app, 'node_modules/selfscan/test'))).toBe(false);
+  // A cluster node reads its Lua scripts beside the compiled code.
+  for (const script of luaScriptFiles()) expect(existsSync(join(app, `node_modules/selfscan/dist/redis/lua/${script}`))).toBe(true);
 
   expect(execFileSync('npx', ['selfscan', '--version'], { cwd: app, env, encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
 
