@@ -10,8 +10,17 @@ export const inFlightKey = (scanType: ScanType, ip: string): string => `selfscan
 export const UNFINISHED_KEY = 'selfscan:unfinished';
 /** The GCRA state of one rate-limited key. */
 export const limitKey = (key: string): string => `selfscan:limit:${key}`;
-/** A scan in flight: ip, type, region, status, chunks done, the last event's sequence number, ended. */
+/** A scan in flight: a hash of SCAN_STATE_FIELDS. */
 export const scanKey = (scanId: string): string => `selfscan:scan:${scanId}`;
+/**
+ * The fields of a scan's state (scanKey), as the lua/scan-*.lua scripts
+ * write them: its region, chunks in all, when it was queued, its status
+ * (queued, running), when it started, chunks recorded (done) and verified
+ * whole (complete), the number of its last event (seq), and ended (set
+ * once). test/cluster/lua-scripts.test.ts checks the scripts use no other.
+ */
+export const SCAN_STATE_FIELDS = ['region', 'total', 'queuedAt', 'status', 'startedAt', 'done', 'complete', 'seq', 'ended'] as const;
+export type ScanState = Partial<Record<(typeof SCAN_STATE_FIELDS)[number], string>>;
 /** What each recorded chunk of a scan found, by chunk index. */
 export const chunksKey = (scanId: string): string => `selfscan:chunks:${scanId}`;
 /** The Pub/Sub channel of every scan's events (scan-event-message.ts). */

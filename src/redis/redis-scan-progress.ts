@@ -11,7 +11,7 @@ import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanEnds } from '../scan/scan-finisher.js';
 import { defineLua } from './lua-scripts.js';
-import { chunksKey, EVENTS_CHANNEL, inFlightKey, resultKey, SCAN_STATE_TTL_MS, scanKey, UNFINISHED_KEY } from './redis-keys.js';
+import { chunksKey, EVENTS_CHANNEL, inFlightKey, resultKey, SCAN_STATE_TTL_MS, type ScanState, scanKey, UNFINISHED_KEY } from './redis-keys.js';
 import type { ChunkFindings } from './scan-event-message.js';
 
 /** The scripts of lua/scan-*.lua, each with its keys declared in its name. */
@@ -79,7 +79,8 @@ export class RedisScanProgress implements ScanEnds {
   /** The status (`queued`, `running`) of each scan, null for one unknown. */
   async statuses(scanIds: readonly string[]): Promise<(string | null)[]> {
     const pipeline = this.redis.pipeline();
-    for (const scanId of scanIds) pipeline.hget(scanKey(scanId), 'status');
+    const field: keyof ScanState = 'status';
+    for (const scanId of scanIds) pipeline.hget(scanKey(scanId), field);
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([, status]) => (typeof status === 'string' ? status : null));
   }
@@ -113,7 +114,7 @@ export class RedisScanProgress implements ScanEnds {
   async snapshot(scanId: string, ip: string, scanType: ScanType): Promise<ScanSnapshot | null> {
     const replies = await this.redis.multi().hgetall(scanKey(scanId)).hgetall(chunksKey(scanId)).get(resultKey(scanType, ip)).exec();
     if (replies === null) return null;
-    const [[, state], [, chunkTexts], [, recordText]] = replies as [[null, Record<string, string>], [null, Record<string, string>], [null, string | null]];
+    const [[, state], [, chunkTexts], [, recordText]] = replies as [[null, ScanState], [null, Record<string, string>], [null, string | null]];
     if (recordText === null || state.seq === undefined) return null;
     const record = JSON.parse(recordText) as ScanRecord;
     if (record.id !== scanId) return null;

@@ -4,8 +4,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { listenOn } from '../../support/loopback-listeners.js';
 import { axeViolations, launchBrowser, screenshot, watchedPage } from '../helpers/browser.js';
-import { listenOn } from '../helpers/loopback-listeners.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
 import type { TestServer } from '../helpers/test-server.js';
 

@@ -5,9 +5,9 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
+import { listeningPorts } from '../../support/listening-ports.js';
+import { listenOn } from '../../support/loopback-listeners.js';
 import { browserPerFile, screenshot, watchedPage } from '../helpers/browser.js';
-import { listeningPorts } from '../helpers/listening-ports.js';
-import { listenOn } from '../helpers/loopback-listeners.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
 import type { TestServer } from '../helpers/test-server.js';
 

@@ -5,9 +5,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FAST_PORTS } from '../../src/api/scan-type.js';
+import { listeningPorts } from '../../support/listening-ports.js';
+import { listenOn } from '../../support/loopback-listeners.js';
 import { launchBrowser, screenshot, watchedPage } from '../helpers/browser.js';
-import { listeningPorts } from '../helpers/listening-ports.js';
-import { listenOn } from '../helpers/loopback-listeners.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
 import type { TestServer } from '../helpers/test-server.js';
 

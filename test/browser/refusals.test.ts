@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 
 import type { Config } from '../../src/config/config.js';
 import { REFUSAL_WORDS } from '../../src/web/refusal-words.js';
+import { listenOn } from '../../support/loopback-listeners.js';
+import { NO_LIMITS } from '../../support/no-limits.js';
 import { browserPerFile, watchedPage } from '../helpers/browser.js';
-import { listenOn } from '../helpers/loopback-listeners.js';
-import { NO_LIMITS } from '../helpers/no-limits.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
 
 const session = browserPerFile();

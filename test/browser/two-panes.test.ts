@@ -10,8 +10,8 @@ import { createServer } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { listenOn } from '../../support/loopback-listeners.js';
 import { launchBrowser, screenshot, watchedPage } from '../helpers/browser.js';
-import { listenOn } from '../helpers/loopback-listeners.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 let browser: Browser;

@@ -4,8 +4,8 @@
 // 127.0.0.1, so -6 to it cannot connect, and -4 can.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { runCheck } from '../helpers/check-cli.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let v4: TestServer;

@@ -7,11 +7,11 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { NO_LIMITS } from '../../support/no-limits.js';
 import { runCheck } from '../helpers/check-cli.js';
 import { eventually } from '../helpers/eventually.js';
 import { FakeScanner, openPort } from '../helpers/fake-scanner.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
-import { NO_LIMITS } from '../helpers/no-limits.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { CHECK_BUNDLE, CLI, cleanEnv, ROOT } from '../helpers/check-cli.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const HOOK = new URL('./children/record-modules.mjs', import.meta.url).href;
@@ -46,7 +46,7 @@ async function recorded(args: string[]): Promise<{ status: number | null; stdout
   return { status, stdout, stderr, modules };
 }
 
-const ALLOWED = /^(node:[\w/]+|dist\/(cli|version)\.js|dist\/client\/[\w-]+\.js|dist\/api\/(scan-ports|sse-parser)\.js)$/;
+const ALLOWED = /^(node:[\w/]+|dist\/cli\.js|dist\/client\/[\w-]+\.js|dist\/api\/(scan-ports|sse-parser|version)\.js)$/;
 
 it('`selfscan check` runs a whole check loading only the CLI, the client and the port list', async () => {
   const run = await recorded(['check', '--server', server.url, '--source', '127.0.0.175', '--no-progress', '--expect-open', '22', '--timeout', '20']);
@@ -69,7 +69,7 @@ it("`selfscan --help` lists serve's options loading only the help and the table 
   expect(run.status).toBe(0);
   for (const flag of ['--host', '--port', '--data-dir', '--config', '--allow-private-targets', '--redis']) expect(run.stdout).toContain(flag);
   expect(run.modules).toContain('dist/config/serve-flags.js');
-  const helpOnly = /^(node:[\w/]+|dist\/(cli|version)\.js|dist\/commands\/help\.js|dist\/config\/serve-flags\.js)$/;
+  const helpOnly = /^(node:[\w/]+|dist\/cli\.js|dist\/api\/version\.js|dist\/commands\/help\.js|dist\/config\/serve-flags\.js)$/;
   expect(run.modules.filter((module) => !helpOnly.test(module))).toEqual([]);
 });
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { cleanEnv, ROOT } from '../helpers/check-cli.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'selfscan-check-pack-'));

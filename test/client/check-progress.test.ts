@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { CHECK_BUNDLE, cleanEnv, runCheck } from '../helpers/check-cli.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const HOST = '127.0.0.185';

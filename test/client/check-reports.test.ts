@@ -10,9 +10,9 @@ import { join, relative } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { callerFetch } from '../helpers/callers.js';
+import { callerFetch } from '../../support/callers.js';
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { ROOT, runCheck } from '../helpers/check-cli.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
 import { sarifErrors } from '../helpers/sarif-validator.js';
 import { parseXml, type XmlElement } from '../helpers/strict-xml.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';

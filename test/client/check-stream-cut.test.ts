@@ -3,11 +3,11 @@
 // by polling v1 and still reports the right result.
 import { afterEach, expect, it } from 'vitest';
 
+import { listenOn } from '../../support/loopback-listeners.js';
 import { runCheck } from '../helpers/check-cli.js';
 import { startCuttingProxy } from '../helpers/cutting-proxy.js';
 import { eventually } from '../helpers/eventually.js';
 import { FakeScanner, openPort } from '../helpers/fake-scanner.js';
-import { listenOn } from '../helpers/loopback-listeners.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];

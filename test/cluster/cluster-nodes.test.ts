@@ -6,13 +6,13 @@ import dgram from 'node:dgram';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
-import { healthOf, killAll, type NodeSpec, startNode } from '../helpers/cluster-nodes.js';
+import { healthOf, killAll, type NodeSpec, startNode } from '../../support/cluster-nodes.js';
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import type { ServerProcess } from '../../support/server-process.js';
+import { readSse, type SseEvent } from '../../support/sse-reader.js';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
-import type { ServerProcess } from '../helpers/server-process.js';
-import { readSse, type SseEvent } from '../helpers/sse-reader.js';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 const OPEN_PORTS = [20022, 40123, 65000];
 /** The caller of the deep scan (X-Forwarded-For from the trusted loopback proxy): its own edge bucket. */

@@ -19,10 +19,10 @@ import { RedisResultStore } from '../../src/redis/redis-result-store.js';
 import { type ClusterWebhooksOptions, openClusterWebhooks } from '../../src/roles/cluster-webhooks.js';
 import { finalBody } from '../../src/scan/result-view.js';
 import type { WebhookService } from '../../src/webhook/webhook-service.js';
+import { type ReceivedHook, type Receiver, startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 import { queuedRecord } from '../helpers/scan-records.js';
-import { type ReceivedHook, type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 const CHILD = fileURLToPath(new URL('./children/webhook-node-child.ts', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));

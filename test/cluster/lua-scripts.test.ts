@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { luaScript, luaScriptFiles } from '../../src/redis/lua-scripts.js';
+import { SCAN_STATE_FIELDS } from '../../src/redis/redis-keys.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
 
 const redis = redisPerFile();
@@ -23,6 +24,24 @@ function definedFiles(): Map<string, number> {
     for (const [, script] of text.matchAll(/defineLua\([^,]+,\s*'[^']+',\s*'([^']+)'\)/g)) defined.set(script!, (defined.get(script!) ?? 0) + 1);
   }
   return defined;
+}
+
+/** Where each scan script names the scan state's hash: KEYS[1] of the progress scripts, KEYS[4] of the start, a prefix and the id in scan-current. */
+const STATE_KEY: Readonly<Record<string, string>> = { 'scan-start.lua': 'KEYS[4]', 'scan-current-2.lua': 'ARGV[1] .. id' };
+
+/** The fields script `file` names in its hash commands on the scan state (HSET: every other argument; HINCRBY, HSETNX, HGET: the first; HMGET: all). */
+function stateFields(file: string): string[] {
+  const key = (STATE_KEY[file] ?? 'KEYS[1]').replace(/[[\].]/g, '\\$&');
+  const fields: string[] = [];
+  for (const [, command, args] of luaScript(file).lua.matchAll(new RegExp(`redis\\.call\\('(H\\w+)', ${key}, ([^)]+)\\)`, 'g'))) {
+    const tokens = args!.split(/,\s*/);
+    const named = command === 'HSET' ? tokens.filter((_, i) => i % 2 === 0) : command === 'HMGET' ? tokens : tokens.slice(0, 1);
+    for (const token of named) {
+      expect(token, `${file}: ${command} names a field by a literal`).toMatch(/^'\w+'$/);
+      fields.push(token.slice(1, -1));
+    }
+  }
+  return fields;
 }
 
 describe('the Lua scripts', () => {
@@ -39,6 +58,14 @@ describe('the Lua scripts', () => {
     expect(lua).not.toMatch(/@include/);
     const sha = await redis().script('LOAD', lua);
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it("write and read only the declared fields of a scan's state, and every one of them", () => {
+    const used = new Set<string>();
+    for (const file of files.filter((name) => name.startsWith('scan-'))) {
+      for (const field of stateFields(file)) used.add(field);
+    }
+    expect([...used].sort()).toEqual([...SCAN_STATE_FIELDS].sort());
   });
 
   it.each(files)('%s reads the keys its name declares', (file) => {

@@ -19,8 +19,8 @@ import { RedisOutbox } from '../../src/redis/redis-outbox.js';
 import type { Outbox, Registration } from '../../src/webhook/outbox.js';
 import { SigningKey } from '../../src/webhook/signing-key.js';
 import type { DueDelivery } from '../../src/webhook/webhook-attempt.js';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.js';
 import { redisPerFile } from '../helpers/redis-per-file.js';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 const CONFIG: Config['webhooks'] = { retryDelaysSeconds: [0.2, 0.4], timeoutSeconds: 2 };
 const KEY = SigningKey.fromPem(SigningKey.generatePem());

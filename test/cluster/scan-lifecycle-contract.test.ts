@@ -12,13 +12,13 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
-import { killAll, startNode } from '../helpers/cluster-nodes.js';
+import { killAll, startNode } from '../../support/cluster-nodes.js';
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
+import { readSse } from '../../support/sse-reader.js';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
-import { readSse } from '../helpers/sse-reader.js';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 const CONFIG = { allowPrivateCallbacks: true, trustProxy: ['127.0.0.1/32'] };
 

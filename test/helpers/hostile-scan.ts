@@ -1,4 +1,4 @@
-// Scans a hostile netns fixture host (test/fixtures/netns-firewall.ts) and
+// Scans a hostile netns fixture host (support/netns-firewall.ts) and
 // checks every port the scan decided against the fixture's truth. The
 // states are read from the chunk events, so an `incomplete` scan is checked
 // too: a complete chunk decides all of its ports (closed ones by count), a
@@ -11,10 +11,10 @@ import { expect } from 'vitest';
 
 import type { ScanRequest } from '../../src/native/scan-request.js';
 import type { ScanChunk, Scanner, ScanSummary } from '../../src/native/scanner.js';
-import type { Limit, PortRange } from '../fixtures/netns-firewall.js';
-import type { NetnsHost, PortState } from '../fixtures/netns-host.js';
-import { nmapScan } from '../fixtures/nmap.js';
-import { mismatches, statesOf } from './scan-compare.js';
+import type { Limit, PortRange } from '../../support/netns-firewall.js';
+import type { NetnsHost, PortState } from '../../support/netns-host.js';
+import { nmapScan } from '../../support/nmap.js';
+import { mismatches, statesOf } from '../../support/scan-compare.js';
 
 export type Family = 'ipv4' | 'ipv6';
 export const FAMILIES: readonly Family[] = ['ipv4', 'ipv6'];

@@ -2,7 +2,7 @@
 // before the first and torn down after the last, even when tests fail.
 import { afterAll, beforeAll } from 'vitest';
 
-import { createNetnsHost, type NetnsHost, type NetnsHostOptions } from '../fixtures/netns-host.js';
+import { createNetnsHost, type NetnsHost, type NetnsHostOptions } from '../../support/netns-host.js';
 
 /** Registers the hooks; call the returned function inside tests. */
 export function useNetnsHost(options?: NetnsHostOptions): () => NetnsHost {

@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 
-import { type RedisServer, startRedisServer } from '../fixtures/redis-server.js';
+import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
 
 /** Call it (in a test) for a new plain connection. */
 export interface RedisPerFile {

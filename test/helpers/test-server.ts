@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { type Config, DEFAULT_CONFIG } from '../../src/config/config.js';
 import type { RunningServer, ServeDependencies } from '../../src/roles/running-server.js';
 import { startServer } from '../../src/roles/serve.js';
-import { LOOPBACK_DNS, NO_LIMITS } from './no-limits.js';
+import { LOOPBACK_DNS, NO_LIMITS } from '../../support/no-limits.js';
 
 export interface TestServer {
   url: string;

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { Config } from '../../src/config/config.js';
+import { callerFetch, pollUntilFinal } from '../../support/callers.js';
+import { NO_LIMITS } from '../../support/no-limits.js';
+import { validateResponse } from '../../support/openapi-validator.js';
+import { runCli } from '../../support/server-process.js';
 import { burst } from '../helpers/burst.js';
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { eventually } from '../helpers/eventually.js';
 import { FakeScanner } from '../helpers/fake-scanner.js';
-import { NO_LIMITS } from '../helpers/no-limits.js';
-import { validateResponse } from '../helpers/openapi-validator.js';
-import { runCli } from '../helpers/server-process.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 
 import { afterAll, expect, it } from 'vitest';
 
+import { request } from '../../support/hostile-shapes.js';
+import { statusesOf } from '../../support/raw-http.js';
+import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
 import { eventually } from '../helpers/eventually.js';
-import { request } from '../helpers/hostile-shapes.js';
-import { statusesOf } from '../helpers/raw-http.js';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 
 const DESCRIPTORS = 256;
 const IDLE_CONNECTIONS = 400;

@@ -5,8 +5,8 @@
 // headers without the body; pipelined requests are answered in order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { IDLE_CLOSE_MS, PROMPT_MS, request, SHAPES } from '../helpers/hostile-shapes.js';
-import { rawExchange } from '../helpers/raw-http.js';
+import { IDLE_CLOSE_MS, PROMPT_MS, request, SHAPES } from '../../support/hostile-shapes.js';
+import { rawExchange } from '../../support/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;

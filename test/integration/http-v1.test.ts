@@ -2,11 +2,11 @@
 // callers, every response body checked against the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { callerFetch, pollUntilFinal } from '../../support/callers.js';
+import { listeningPorts } from '../../support/listening-ports.js';
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { validateResponse } from '../../support/openapi-validator.js';
 import { burst } from '../helpers/burst.js';
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
-import { listeningPorts } from '../helpers/listening-ports.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
-import { validateResponse } from '../helpers/openapi-validator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;

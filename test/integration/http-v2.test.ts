@@ -5,10 +5,10 @@ import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
-import { listeningPorts } from '../helpers/listening-ports.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
-import { validateResponse, validateSseEvent } from '../helpers/openapi-validator.js';
+import { callerFetch, pollUntilFinal } from '../../support/callers.js';
+import { listeningPorts } from '../../support/listening-ports.js';
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { validateResponse, validateSseEvent } from '../../support/openapi-validator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;

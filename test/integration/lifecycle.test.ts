@@ -9,15 +9,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { RESULT_TTL_MS } from '../../src/scan/scan-finisher.js';
-import { type CallerFetch, callerFetch, pollUntilFinal } from '../helpers/callers.js';
-import { startDnsServer } from '../helpers/dns-server.js';
+import { type CallerFetch, callerFetch, pollUntilFinal } from '../../support/callers.js';
+import { startDnsServer } from '../../support/dns-server.js';
+import { listeningPorts } from '../../support/listening-ports.js';
+import { listenOn } from '../../support/loopback-listeners.js';
+import { validateResponse } from '../../support/openapi-validator.js';
+import { runCli, type ServerProcess, startServerProcess } from '../../support/server-process.js';
+import { startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
-import { listeningPorts } from '../helpers/listening-ports.js';
-import { listenOn } from '../helpers/loopback-listeners.js';
-import { validateResponse } from '../helpers/openapi-validator.js';
-import { runCli, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { startTestServer } from '../helpers/test-server.js';
-import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -17,11 +17,11 @@ import type { ScanType } from '../../src/api/scan-type.js';
 import { Exchange } from '../../src/http/exchange.js';
 import { RequestBody, readRequestHead, serveFetch } from '../../src/http/fetch-bridge.js';
 import { loadUws } from '../../src/http/uws.js';
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
+import { callerFetch, pollUntilFinal } from '../../support/callers.js';
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { NO_LIMITS } from '../../support/no-limits.js';
+import { validateResponse } from '../../support/openapi-validator.js';
 import { connectMcp } from '../helpers/mcp-client.js';
-import { NO_LIMITS } from '../helpers/no-limits.js';
-import { validateResponse } from '../helpers/openapi-validator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type Output = Record<string, unknown> & { status?: string; message: string };

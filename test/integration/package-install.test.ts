@@ -12,12 +12,12 @@ import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 
 import { luaScriptFiles } from '../../src/redis/lua-scripts.js';
+import { callerFetch, pollUntilFinal } from '../../support/callers.js';
+import { listenOn } from '../../support/loopback-listeners.js';
+import { LOOPBACK_DNS } from '../../support/no-limits.js';
 import { arm64Node } from '../helpers/arm64-node.js';
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
 import { expectFloor, libraryFloor } from '../helpers/elf-floor.js';
-import { listenOn } from '../helpers/loopback-listeners.js';
 import { noCompilerPath } from '../helpers/no-compiler-path.js';
-import { LOOPBACK_DNS } from '../helpers/no-limits.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const execFileAsync = promisify(execFile);

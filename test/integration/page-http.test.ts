@@ -9,10 +9,10 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { PUBLIC_DIR } from '../../src/web/web-assets.js';
-import { callerFetch } from '../helpers/callers.js';
+import { callerFetch } from '../../support/callers.js';
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { NO_LIMITS } from '../../support/no-limits.js';
 import { eventually } from '../helpers/eventually.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
-import { NO_LIMITS } from '../helpers/no-limits.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Config } from '../../src/config/config.js';
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
+import { callerFetch, pollUntilFinal } from '../../support/callers.js';
+import { NO_LIMITS } from '../../support/no-limits.js';
+import { validateResponse } from '../../support/openapi-validator.js';
+import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
 import { FakeScanner } from '../helpers/fake-scanner.js';
-import { NO_LIMITS } from '../helpers/no-limits.js';
-import { validateResponse } from '../helpers/openapi-validator.js';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 const CALLERS = ['2001:db8:18:6::1', '2001:db8:18:6::2', '2001:db8:18:6:ffff::3', '2001:db8:18:7::1'];

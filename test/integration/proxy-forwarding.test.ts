@@ -8,9 +8,9 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { Config } from '../../src/config/config.js';
+import { validateResponse } from '../../support/openapi-validator.js';
 import { eventually } from '../helpers/eventually.js';
 import { FakeScanner } from '../helpers/fake-scanner.js';
-import { validateResponse } from '../helpers/openapi-validator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const PROXY = '127.0.0.210';

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiJson } from '../../src/api/openapi.js';
 import { allowedMethods } from '../../src/http/routes.js';
 import { loadWebAssets } from '../../src/web/web-assets.js';
-import { callerFetch } from '../helpers/callers.js';
-import { validateResponse } from '../helpers/openapi-validator.js';
+import { callerFetch } from '../../support/callers.js';
+import { validateResponse } from '../../support/openapi-validator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type JsonObject = Record<string, unknown>;

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { VERSION } from '../../src/api/version.js';
-import { callerFetch, pollUntilFinal } from '../helpers/callers.js';
+import { callerFetch, pollUntilFinal } from '../../support/callers.js';
+import { NO_LIMITS } from '../../support/no-limits.js';
+import { validateResponse } from '../../support/openapi-validator.js';
+import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
+import { type ReceivedHook, type Receiver, startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
-import { NO_LIMITS } from '../helpers/no-limits.js';
-import { validateResponse } from '../helpers/openapi-validator.js';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { type ReceivedHook, type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

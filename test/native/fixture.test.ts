@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createNetnsHost, type NetnsHost, type PortState } from '../fixtures/netns-host.js';
-import { nmapScan, parsePortRanges } from '../fixtures/nmap.js';
+import { createNetnsHost, type NetnsHost, type PortState } from '../../support/netns-host.js';
+import { nmapScan, parsePortRanges } from '../../support/nmap.js';
 
 const TIMEOUT_MS = 60_000;
 

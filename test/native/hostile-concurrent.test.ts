@@ -7,8 +7,8 @@
 // network namespaces (CI).
 import { describe, expect, it } from 'vitest';
 
-import type { Limit } from '../fixtures/netns-firewall.js';
-import type { NetnsHost } from '../fixtures/netns-host.js';
+import type { Limit } from '../../support/netns-firewall.js';
+import type { NetnsHost } from '../../support/netns-host.js';
 import { EXACT, FAMILIES, type HostileScan, limiterFloorMs, logScan, portList, REPETITIONS, scanHost, verdictOf } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { createTestScanner } from '../helpers/test-scanner.js';

@@ -10,11 +10,11 @@
 // network namespaces (CI).
 import { describe, expect, it } from 'vitest';
 
-import type { PortRange } from '../fixtures/netns-firewall.js';
-import type { NetnsHostOptions } from '../fixtures/netns-host.js';
+import type { PortRange } from '../../support/netns-firewall.js';
+import type { NetnsHostOptions } from '../../support/netns-host.js';
+import { mismatches } from '../../support/scan-compare.js';
 import { EXACT, FAMILIES, type Family, logScan, nmapStatesOnce, portList, portsIn, REPETITIONS, scanHost, spacer, verdictOf } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
-import { mismatches } from '../helpers/scan-compare.js';
 import { createTestScanner } from '../helpers/test-scanner.js';
 
 const scanner = createTestScanner();

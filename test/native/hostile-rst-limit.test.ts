@@ -7,8 +7,8 @@
 // fixture's truth is the reference. Needs root and network namespaces (CI).
 import { describe, expect, it } from 'vitest';
 
-import { limiterCounts } from '../fixtures/limiter-rate.js';
-import type { Limit } from '../fixtures/netns-firewall.js';
+import { limiterCounts } from '../../support/limiter-rate.js';
+import type { Limit } from '../../support/netns-firewall.js';
 import {
   EXACT,
   FAMILIES,

@@ -6,11 +6,11 @@
 // truth is the only reference. Needs root and network namespaces (CI).
 import { describe, expect, it } from 'vitest';
 
-import { limiterCounts } from '../fixtures/limiter-rate.js';
-import type { HostileOptions } from '../fixtures/netns-firewall.js';
+import { limiterCounts } from '../../support/limiter-rate.js';
+import type { HostileOptions } from '../../support/netns-firewall.js';
+import { ALL_PORTS } from '../../support/scan-compare.js';
 import { FAMILIES, portList, REPETITIONS, refillMs, scanExactly, spacer } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
-import { ALL_PORTS } from '../helpers/scan-compare.js';
 import { createTestScanner } from '../helpers/test-scanner.js';
 
 const scanner = createTestScanner();

@@ -10,10 +10,10 @@ import { describe, expect, it } from 'vitest';
 
 import { native } from '../../src/native/binding.js';
 import type { ScanChunk } from '../../src/native/scanner.js';
-import type { NetnsHostOptions } from '../fixtures/netns-host.js';
+import type { NetnsHostOptions } from '../../support/netns-host.js';
+import { ALL_PORTS } from '../../support/scan-compare.js';
 import { EXACT, type Family, logScan, portList, scanHost, spacer, verdictOf } from '../helpers/hostile-scan.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
-import { ALL_PORTS } from '../helpers/scan-compare.js';
 import { createTestScanner } from '../helpers/test-scanner.js';
 
 const scanner = createTestScanner();

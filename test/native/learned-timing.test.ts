@@ -10,7 +10,7 @@ import { DEEP_PORTS } from '../../src/api/scan-ports.js';
 import { native } from '../../src/native/binding.js';
 import type { LearnedTiming } from '../../src/native/scan-request.js';
 import type { ScanSummary } from '../../src/native/scanner.js';
-import { listeningPorts } from '../helpers/listening-ports.js';
+import { listeningPorts } from '../../support/listening-ports.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
 import { createTestScanner } from '../helpers/test-scanner.js';
 

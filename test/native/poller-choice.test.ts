@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { native } from '../../src/native/binding.js';
 import { availablePollers, createScanner } from '../../src/native/scanner.js';
-import { type Listeners, listenOn } from '../helpers/loopback-listeners.js';
+import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 
 const IP = '127.0.0.1';
 const PORTS = [20001, 20002, 20003];

@@ -11,7 +11,7 @@ import { DEEP_PORTS } from '../../src/api/scan-ports.js';
 import { native } from '../../src/native/binding.js';
 import type { ScanRequest } from '../../src/native/scan-request.js';
 import type { ScanChunk } from '../../src/native/scanner.js';
-import { listeningPorts } from '../helpers/listening-ports.js';
+import { listeningPorts } from '../../support/listening-ports.js';
 import { createTestScanner } from '../helpers/test-scanner.js';
 
 const IP = '127.0.0.1';

@@ -6,9 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
 import type { ScanChunk } from '../../src/native/scanner.js';
-import { nmapScan } from '../fixtures/nmap.js';
+import { nmapScan } from '../../support/nmap.js';
+import { ALL_PORTS, mismatches, statesOf } from '../../support/scan-compare.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
-import { ALL_PORTS, mismatches, statesOf } from '../helpers/scan-compare.js';
 import { createTestScanner } from '../helpers/test-scanner.js';
 
 const scanner = createTestScanner();

@@ -10,8 +10,8 @@ import { expect, it } from 'vitest';
 
 import { FAST_PORTS } from '../../src/api/scan-ports.js';
 import type { ScanChunk, ScanSummary } from '../../src/native/scanner.js';
+import { ALL_PORTS, mismatches, statesOf } from '../../support/scan-compare.js';
 import { useNetnsHost } from '../helpers/netns-host-hooks.js';
-import { ALL_PORTS, mismatches, statesOf } from '../helpers/scan-compare.js';
 import { createTestScanner } from '../helpers/test-scanner.js';
 
 const execFileAsync = promisify(execFile);

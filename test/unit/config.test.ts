@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 
-import { DEFAULT_CONFIG } from '../../src/config/config.js';
+import { type Config, DEFAULT_CONFIG } from '../../src/config/config.js';
 import { ConfigError, loadConfig, SETTINGS } from '../../src/config/config-sources.js';
 import { configTable } from '../../src/config/config-table.js';
 import { SERVE_FLAGS } from '../../src/config/serve-flags.js';
@@ -145,5 +145,25 @@ describe('the README', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const table = /<!-- config:start -->\n([\s\S]*?)\n<!-- config:end -->/.exec(readme)?.[1];
     expect(table).toBe(configTable());
+  });
+
+  it('states the default of every rate limit in its table of limits', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const limits = readme.slice(readme.indexOf('## Limits and abuse controls'));
+    const rows: Record<string, keyof Config['limits']> = {
+      'every request of an IP': 'edge',
+      'fast scans per ASN': 'fastPerAsn',
+      'deep scans per IP': 'deepPerIp',
+      'deep scans per ASN': 'deepPerAsn',
+      'webhook registrations per IP': 'webhooksPerIp',
+    };
+    const windows: Record<string, number> = { minute: 60, hour: 3600 };
+    for (const [scope, name] of Object.entries(rows)) {
+      const row = new RegExp(`^\\| ${scope} \\| (\\d+) per (\\d+ )?(minute|hour)s? \\|`, 'm').exec(limits);
+      expect(row, `README row for ${scope}`).not.toBeNull();
+      const [, max, count, unit] = row!;
+      const { max: defaultMax, windowSeconds } = DEFAULT_CONFIG.limits[name] as { max: number; windowSeconds: number };
+      expect({ max: Number(max), windowSeconds: Number(count ?? 1) * windows[unit!]! }, scope).toEqual({ max: defaultMax, windowSeconds });
+    }
   });
 });

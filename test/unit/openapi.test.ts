@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { FAIL_REASONS } from '../../src/api/fail-reason.js';
 import { openApiDocument, openApiJson } from '../../src/api/openapi.js';
 import { COMPONENT_SCHEMAS } from '../../src/api/openapi-schemas.js';
-import { validateResponse, validateSseEvent } from '../helpers/openapi-validator.js';
+import { validateResponse, validateSseEvent } from '../../support/openapi-validator.js';
 
 type JsonObject = { [key: string]: unknown };
 

@@ -4,7 +4,7 @@ import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { createPtrLookup } from '../../src/scan/ptr-lookup.js';
-import { type DnsServer, reverseName, startDnsServer } from '../helpers/dns-server.js';
+import { type DnsServer, reverseName, startDnsServer } from '../../support/dns-server.js';
 
 const servers: DnsServer[] = [];
 

@@ -3,7 +3,7 @@
 // Prints one JSON line with the result; never calls process.exit.
 import { closeSync, openSync } from 'node:fs';
 
-import { ALL_PORTS } from '../../helpers/scan-compare.js';
+import { ALL_PORTS } from '../../../support/scan-compare.js';
 import { createTestScanner } from '../../helpers/test-scanner.js';
 
 interface ChildRequest {

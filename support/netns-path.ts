@@ -1,0 +1,251 @@
+/**
+ * An internet-like path in front of a netns fixture host: a round trip,
+ * jitter (so reordering), random and burst loss, and a bandwidth
+ * bottleneck with a shallow queue. This kernel has no netem, so the delay
+ * and the loss come from path-emulator/path-delay.c, bound to two NFQUEUE
+ * queues that the root namespace's mangle table feeds with the TCP packets
+ * of the host's veth: POSTROUTING `-o` (towards the host) and PREROUTING
+ * `-i` (from it). The host's own filter rules (SYN limiter in INPUT, RST
+ * limiter in OUTPUT, dropped ranges) act on the far side of the path, as
+ * they would on a real server.
+ *
+ * Why the root namespace and not the host's mangle chains: the host sends
+ * its RSTs through one per-CPU control socket, and holding them in its
+ * POSTROUTING for a far path's delay fills that socket's send buffer
+ * (net.core.wmem_default, global), so the host would stop answering. And
+ * why the emulator loses packets itself rather than `-m statistic -j
+ * DROP`: netfilter dropping a locally sent SYN fails connect() with EPERM,
+ * where a real path loses it silently. The bottleneck is tbf on both veth
+ * ends.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Gilbert–Elliott burst loss: per packet, a good and a bad state. */
+export interface BurstLoss {
+  /** Chance a packet in the good state moves the path to the bad one. */
+  pGoodToBad: number;
+  /** Chance a packet in the bad state moves it back. */
+  pBadToGood: number;
+  /** Share of packets lost in the bad state. */
+  lossInBad: number;
+}
+
+/** A bandwidth bottleneck with a shallow queue (tbf on both veth ends). */
+export interface Bottleneck {
+  rateMbit: number;
+  /** The longest a packet may wait in the bottleneck's queue. */
+  latencyMs: number;
+}
+
+/** The path between the scanner and the host; each setting applies to both directions. */
+export interface PathOptions {
+  /** Round trip added, half each way. */
+  rttMs: number;
+  /** Uniform jitter, ± per packet and direction; at most half the round trip. Default 0. */
+  jitterMs?: number;
+  /** Share of packets lost at random in each direction. Default 0. */
+  loss?: number;
+  burst?: BurstLoss;
+  bottleneck?: Bottleneck;
+  /** Seed of the emulator's random numbers. Default 1. */
+  seed?: number;
+}
+
+/** What the emulator counted, per direction ("to" the host, "from" it). */
+export interface PathStats {
+  to: { seen: number; lostRandom: number; lostBurst: number };
+  from: { seen: number; lostRandom: number; lostBurst: number };
+  /** Queue messages the kernel could not hand over (a full socket buffer): packets lost by the emulator itself. */
+  overruns: number;
+  held: number;
+  maxHeld: number;
+}
+
+/** A running path; {@link RunningPath.close} undoes everything it set up. */
+export interface RunningPath {
+  /** The emulator's counters so far. */
+  stats(): Promise<PathStats>;
+  close(): Promise<PathStats | null>;
+  /** Synchronous last-resort cleanup for a process exit hook. */
+  closeSync(): void;
+}
+
+const SOURCE = fileURLToPath(new URL('./path-emulator/path-delay.c', import.meta.url));
+const BINARY = fileURLToPath(new URL('../build/fixtures/path-delay', import.meta.url));
+const HEADER = '/usr/include/libnetfilter_queue/libnetfilter_queue.h';
+const READY_TIMEOUT_MS = 10_000;
+const STATS_TIMEOUT_MS = 5_000;
+
+/** Compiles the emulator when its binary is missing or older than its source. */
+export function pathDelayBinary(): string {
+  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(SOURCE).mtimeMs) return BINARY;
+  if (!existsSync(HEADER)) {
+    throw new Error(`path emulator: ${HEADER} is missing: install the Debian package libnetfilter-queue-dev (npm test does)`);
+  }
+  mkdirSync(dirname(BINARY), { recursive: true });
+  execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-o', BINARY, SOURCE, '-lnetfilter_queue', '-lnfnetlink'], { stdio: 'pipe' });
+  return BINARY;
+}
+
+/** The NFQUEUE rules of the root namespace's mangle table for one family, as `-A` argument lists. */
+export function pathRules(hostIf: string, queues: { to: number; from: number }): string[][] {
+  return [
+    ['-t', 'mangle', '-A', 'POSTROUTING', '-o', hostIf, '-p', 'tcp', '-j', 'NFQUEUE', '--queue-num', String(queues.to)],
+    ['-t', 'mangle', '-A', 'PREROUTING', '-i', hostIf, '-p', 'tcp', '-j', 'NFQUEUE', '--queue-num', String(queues.from)],
+  ];
+}
+
+/** `tc` arguments for a bottleneck on one veth end (run in its namespace). */
+export function bottleneckQdisc(dev: string, bottleneck: Bottleneck): string[] {
+  // The bucket holds what a 250 Hz tick lets through, at least a full frame.
+  const burstBytes = Math.max(3000, Math.ceil((bottleneck.rateMbit * 1e6) / 8 / 250));
+  return ['qdisc', 'add', 'dev', dev, 'root', 'tbf', 'rate', `${bottleneck.rateMbit}mbit`, 'burst', String(burstBytes), 'latency', `${bottleneck.latencyMs}ms`];
+}
+
+/** Checks a path's settings; throws RangeError naming the bad one. */
+export function checkPath(path: PathOptions): void {
+  const share = (name: string, value: number | undefined): void => {
+    if (value !== undefined && !(value >= 0 && value <= 1)) throw new RangeError(`path.${name} must be a share from 0 to 1, got ${value}`);
+  };
+  if (!(path.rttMs >= 0 && path.rttMs <= 10_000)) throw new RangeError(`path.rttMs must be from 0 to 10000, got ${path.rttMs}`);
+  const jitter = path.jitterMs ?? 0;
+  if (!(jitter >= 0 && jitter <= path.rttMs / 2)) throw new RangeError(`path.jitterMs must be from 0 to half the round trip, got ${jitter}`);
+  share('loss', path.loss);
+  share('burst.pGoodToBad', path.burst?.pGoodToBad);
+  share('burst.pBadToGood', path.burst?.pBadToGood);
+  share('burst.lossInBad', path.burst?.lossInBad);
+  if (path.bottleneck !== undefined && !(path.bottleneck.rateMbit > 0 && path.bottleneck.latencyMs > 0)) {
+    throw new RangeError('path.bottleneck needs a positive rateMbit and latencyMs');
+  }
+}
+
+function emulatorArgs(path: PathOptions, queues: { to: number; from: number }): string[] {
+  const args = ['--queue-to', String(queues.to), '--queue-from', String(queues.from)];
+  args.push('--delay-us', String(Math.round((path.rttMs * 1000) / 2)), '--jitter-us', String(Math.round((path.jitterMs ?? 0) * 1000)));
+  if (path.loss !== undefined) args.push('--loss', String(path.loss));
+  const burst = path.burst;
+  if (burst !== undefined) args.push('--burst', `${burst.pGoodToBad},${burst.pBadToGood},${burst.lossInBad}`);
+  args.push('--seed', String(path.seed ?? 1));
+  return args;
+}
+
+/** The next line of counters the emulator prints once `ask` has asked for it. */
+function nextStats(child: ChildProcess, ask: () => void): Promise<PathStats> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const onData = (chunk: string): void => {
+      buffer += chunk;
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (line === undefined) return;
+      cleanup();
+      resolve(JSON.parse(line) as PathStats);
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error('path emulator: no counters within 5 s'));
+    }, STATS_TIMEOUT_MS);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+    };
+    child.stdout?.on('data', onData);
+    ask();
+  });
+}
+
+/**
+ * Starts the emulator for `hostIf` (root-namespace end of the host's veth)
+ * on `queues`, then installs the queue rules (IPv4 and IPv6) and the
+ * bottleneck: packets queued before a listener is bound would be dropped.
+ */
+export async function startPath(
+  tools: { ip: string; iptables: string; ip6tables: string; tc: string },
+  link: { hostIf: string; nsIf: string; namespace: string },
+  queues: { to: number; from: number },
+  path: PathOptions,
+): Promise<RunningPath> {
+  checkPath(path);
+  const child = spawn(pathDelayBinary(), emulatorArgs(path, queues), { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.setEncoding('utf8');
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4096);
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: string): void => {
+      out += chunk;
+      if (out.includes('READY\n')) finish();
+    };
+    const onExit = (code: number | null): void => finish(new Error(`path emulator exited (${code}) before it was ready: ${stderr.trim()}`));
+    const timer = setTimeout(() => finish(new Error('path emulator: not ready after 10 s')), READY_TIMEOUT_MS);
+    const finish = (error?: Error): void => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      if (error === undefined) return resolve();
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+  });
+
+  const installed: { command: string; args: string[] }[] = [];
+  const undo = (): void => {
+    for (const { command, args } of installed.splice(0).reverse()) {
+      try {
+        execFileSync(command, args, { stdio: 'ignore' });
+      } catch {
+        // the rule or qdisc is gone already (the link was deleted)
+      }
+    }
+  };
+  try {
+    for (const iptables of [tools.iptables, tools.ip6tables]) {
+      for (const rule of pathRules(link.hostIf, queues)) {
+        execFileSync(iptables, ['-w', ...rule], { stdio: 'pipe' });
+        installed.push({ command: iptables, args: ['-w', ...rule.map((arg) => (arg === '-A' ? '-D' : arg))] });
+      }
+    }
+    if (path.bottleneck !== undefined) {
+      execFileSync(tools.tc, bottleneckQdisc(link.hostIf, path.bottleneck), { stdio: 'pipe' });
+      execFileSync(tools.ip, ['netns', 'exec', link.namespace, tools.tc, ...bottleneckQdisc(link.nsIf, path.bottleneck)], { stdio: 'pipe' });
+    }
+  } catch (error) {
+    undo();
+    child.kill('SIGKILL');
+    throw error;
+  }
+
+  let closing: Promise<PathStats | null> | null = null;
+  return {
+    stats: () => nextStats(child, () => child.kill('SIGUSR1')),
+    close() {
+      closing ??= (async () => {
+        undo();
+        if (child.exitCode !== null || child.signalCode !== null) return null;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        const final = nextStats(child, () => child.kill('SIGTERM')).catch(() => null);
+        const stats = await final;
+        await exited;
+        return stats;
+      })();
+      return closing;
+    },
+    closeSync() {
+      undo();
+      if (child.pid !== undefined && child.exitCode === null) {
+        try {
+          process.kill(child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    },
+  };
+}
