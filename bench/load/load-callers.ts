@@ -8,7 +8,7 @@
 // Every request is timed into the LatencyLog; nothing here throws: a flow's
 // failures are returned as its errors. REST goes over one lean keep-alive
 // connection per caller (load-http.ts); MCP over the SDK's client with
-// undici (test/helpers/mcp-client.ts).
+// undici (support/mcp-client.ts).
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -229,7 +229,7 @@ async function webhook(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcom
 }
 
 async function mcp(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
-  const { connectMcp } = await import('../../test/helpers/mcp-client.js');
+  const { connectMcp } = await import('../../support/mcp-client.js');
   const client = await ctx.latencies.time('MCP connect', () => connectMcp(ctx.baseUrl, plan.address));
   try {
     outcome.startedAt = performance.now();

@@ -166,7 +166,7 @@ async function startDnsWorker(): Promise<{ address: string; close(): Promise<voi
 /** Connects an SDK client and lists the tools; any failure turns the MCP flow off for the run. */
 async function probeMcp(baseUrl: string): Promise<{ ok: boolean; note: string }> {
   try {
-    const { connectMcp } = await import('../../test/helpers/mcp-client.js');
+    const { connectMcp } = await import('../../support/mcp-client.js');
     const client = await connectMcp(baseUrl, MCP_PROBE_CALLER);
     try {
       const { tools } = await client.listTools(undefined, { timeout: 10_000 });

@@ -71,7 +71,7 @@ export async function startWorkerCallers(baseUrl: string, plans: CallerPlan[], p
 
 async function workerMain(input: WorkerInput): Promise<void> {
   const port = parentPort!;
-  if (input.plans.some((plan) => plan.flow === 'mcp')) await import('../../test/helpers/mcp-client.js'); // loaded before the start
+  if (input.plans.some((plan) => plan.flow === 'mcp')) await import('../../support/mcp-client.js'); // loaded before the start
   const latencies = new LatencyLog();
   const ctx: FlowContext = { baseUrl: input.baseUrl, latencies, inbox: null, pollMs: input.pollMs, deadline: fromEpoch(input.deadlineEpoch) };
   port.once('message', () => {

@@ -3,7 +3,7 @@
 // scan target.
 import { Client, type ClientOptions, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-import { callerFetch } from '../../support/callers.js';
+import { callerFetch } from './callers.js';
 
 /** `fetch` for the SDK's transport, leaving from `localAddress`. */
 export function mcpFetch(localAddress: string): FetchLike {
