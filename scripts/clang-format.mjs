@@ -9,28 +9,17 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { ensureCommand } from './ensure-command.mjs';
+
 const files = ['native', 'test/native/kqueue-on-epoll']
   .flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)))
   .filter((file) => /\.(h|cc)$/.test(file))
   .sort();
-const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
-if (!has('clang-format')) {
-  if (process.getuid?.() === 0 && has('apt-get')) {
-    console.log('clang-format: installing it (apt-get install clang-format)');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    for (const args of [
-      ['update', '-qq'],
-      ['install', '-y', '-qq', 'clang-format'],
-    ]) {
-      if (spawnSync('apt-get', args, { stdio: 'inherit', env }).status !== 0) process.exit(1);
-    }
-  } else {
-    console.error(
-      'clang-format is missing: apt-get install clang-format (Debian, Ubuntu), dnf install clang-tools-extra (Fedora, RHEL), brew install clang-format (macOS)',
-    );
-    process.exit(1);
-  }
-}
+ensureCommand(
+  'clang-format',
+  'clang-format',
+  'apt-get install clang-format (Debian, Ubuntu), dnf install clang-tools-extra (Fedora, RHEL), brew install clang-format (macOS)',
+);
 const mode = process.argv.includes('--check') ? ['--dry-run', '--Werror'] : ['-i'];
 const result = spawnSync('clang-format', [...mode, ...files], { stdio: 'inherit' });
 if (result.error) {

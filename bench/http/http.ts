@@ -10,10 +10,12 @@
 //    (--callers distinct ones, default 1,000; the rest join their scans),
 //    the child's VmRSS before and after.
 //
-// Everything stays on loopback. Options: --runs (5), --seconds (5),
+// wrk is installed when missing (as root, apt-get). Everything stays on
+// loopback. Options: --runs (5), --seconds (5),
 // --threads (2), --connections (64), --streams (10000), --callers (1000).
 import { parseArgs } from 'node:util';
 
+import { ensureCommand } from '../../scripts/ensure-command.mjs';
 import { startDnsServer } from '../../support/dns-server.js';
 import { machineLine, median } from '../lib/machine.js';
 import { recordSection } from '../lib/results-file.js';
@@ -40,6 +42,8 @@ import {
   type WrkOptions,
   wrkRequestsPerSecond,
 } from './http-throughput.js';
+
+ensureCommand('wrk', 'wrk'); // the load generator
 
 const { values } = parseArgs({
   options: {

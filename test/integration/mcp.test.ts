@@ -19,9 +19,9 @@ import { RequestBody, readRequestHead, serveFetch } from '../../src/http/fetch-b
 import { loadUws } from '../../src/http/uws.js';
 import { callerFetch, pollUntilFinal } from '../../support/callers.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { connectMcp } from '../../support/mcp-client.js';
 import { NO_LIMITS } from '../../support/no-limits.js';
 import { validateResponse } from '../../support/openapi-validator.js';
-import { connectMcp } from '../../support/mcp-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type Output = Record<string, unknown> & { status?: string; message: string };
