@@ -1,4 +1,4 @@
-// What every route needs: the app, the scan service, the abuse controls,
+// What every route needs: the app, the scans, the abuse controls,
 // and one wrapper that turns a handler into a rate-limited, logged,
 // crash-proof response.
 import type { Logger } from 'pino';

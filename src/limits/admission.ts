@@ -1,6 +1,6 @@
 // The abuse controls in the order the service applies them to a start:
 // edge limit (every request) -> target policy -> opt-out -> webhook limit
-// (a POST with X-Callback-Url) -> [coalescing, in the scan service] -> scan
+// (a POST with X-Callback-Url) -> [coalescing, in the scan book] -> scan
 // limits -> start. One instance serves v1, v2 and MCP alike, so every start
 // path shares the same counters. Per-IP limits count an IPv6 caller by its
 // prefix (limit-key.ts).

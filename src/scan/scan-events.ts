@@ -1,7 +1,9 @@
-// How a scan's events reach whoever watches it (v2 streams, MCP progress,
-// webhooks, the service's own bookkeeping): publish and subscribe by scan
-// id. In one process the bus is in memory; a cluster puts a networked one
-// behind the same interface.
+// The events of a scan and how they reach whoever watches it (v2 streams,
+// MCP progress): the shapes every deployment sends, and the bus of one
+// process, where the scanner role publishes and the memory book subscribes
+// (memory/in-process-scan-events.ts). A cluster's events are changes of the
+// scan's state in Redis, numbered and published in the same atomic step,
+// and reach watchers through the Redis book (redis/cluster-watchers.ts).
 import type { Logger } from 'pino';
 
 import type { ScanResultFinal } from '../api/scan-result.js';

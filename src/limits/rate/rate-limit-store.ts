@@ -1,7 +1,7 @@
-// Where rate-limit state lives. The in-memory store is the state of one
-// process (kept in the data dir by lmdb-rate-limit-store.ts beside it); a
-// networked store (shared by several servers) implements the same
-// interface, applying each call atomically.
+// Where rate-limit state lives. The in-memory store here is the state of
+// one process (kept in the data dir by lmdb/lmdb-rate-limit-store.ts); a
+// cluster's is in Redis, each call one atomic Lua step
+// (redis/redis-rate-limit-store.ts).
 import { gcra, type RateDecision, type RateRule } from './gcra.js';
 
 export interface RateCharge {
