@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 
 /** Whether `command` is on the PATH. */
-export const hasCommand = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+const hasCommand = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
 /**
  * Makes sure `command` runs: installs Debian package `pkg` when it is

@@ -13,9 +13,8 @@ import type { RecordWriter } from '../scan/record-writer.js';
 import type { ResultStore } from '../scan/result-store.js';
 import { finalBody } from '../scan/result-view.js';
 import type { FirstEvents, KnownScan, ScanBook } from '../scan/scan-book.js';
-import type { ScanListener } from '../scan/scan-events.js';
+import type { ScanEvents, ScanListener } from '../scan/scan-events.js';
 import type { Watch } from '../scan/scans.js';
-import type { InProcessScanEvents } from './in-process-scan-events.js';
 
 /** The service is shutting down and takes no new scans. */
 export class ShuttingDownError extends ApiError {
@@ -42,7 +41,7 @@ export class MemoryScanBook implements ScanBook {
   constructor(
     private readonly store: ResultStore,
     private readonly writer: RecordWriter,
-    private readonly events: InProcessScanEvents,
+    private readonly events: ScanEvents,
   ) {
     events.onEnded((ended) => {
       this.finals.remember(ended);

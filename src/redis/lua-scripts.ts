@@ -12,7 +12,7 @@ const DIR = new URL('./lua/', import.meta.url);
 const INCLUDE = /^([ \t]*)--- @include "([\w-]+)"$/gm;
 
 /** The text of lua/includes/<name>.lua. */
-export function luaInclude(name: string): string {
+function luaInclude(name: string): string {
   return readFileSync(new URL(`includes/${name}.lua`, DIR), 'utf8').trimEnd();
 }
 
