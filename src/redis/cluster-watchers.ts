@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import { finalBody } from '../scan/result-view.js';
+import type { FirstEvents } from '../scan/scan-book.js';
 import { type ScanListener, type StreamEvent, sendToListeners } from '../scan/scan-events.js';
 import type { Watch } from '../scan/scans.js';
 import { progressEvent, terminalEvent } from '../scan/stream-events.js';
@@ -27,9 +28,6 @@ interface WatchedScan {
   early: ScanEventMessage[];
   loaded: Promise<boolean>;
 }
-
-/** What a new watcher is sent first. */
-export type FirstEvents = (record: ScanRecord, seq: number) => StreamEvent[];
 
 export class ClusterWatchers {
   private readonly watched = new Map<string, WatchedScan>();
@@ -61,7 +59,9 @@ export class ClusterWatchers {
 
   /**
    * Attaches `listener` to scan `scanId` of (ip, scanType); null when the
-   * scan has ended or is unknown. `first` picks the events it gets first.
+   * scan has ended or is unknown. `first` picks the events it gets first;
+   * each carries the number of the scan's last event, so a resume after it
+   * misses nothing.
    */
   async watch(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents): Promise<Watch | null> {
     let scan = this.watched.get(scanId);
@@ -88,7 +88,8 @@ export class ClusterWatchers {
       return null;
     }
     firstSeq = scan.seq;
-    return { initial: first(scan.record, scan.seq), unsubscribe };
+    const { seq } = scan;
+    return { initial: first(scan.record, seq).map(({ name, data }) => ({ name, id: seq, data, terminal: false })), unsubscribe };
   }
 
   /** Closes the subscription (its connection stays the caller's). */

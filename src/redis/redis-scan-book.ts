@@ -53,10 +53,8 @@ export class RedisScanBook implements ScanBook {
     );
   }
 
-  /** Each first event carries the number of the scan's last event: a resume after it misses nothing. */
   follow(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents): Promise<Watch | null> {
-    const stamped = (record: ScanRecord, seq: number) => first(record, seq).map(({ name, data }) => ({ name, id: seq, data, terminal: false }));
-    return orUnavailable(this.watchers.watch(scanId, ip, scanType, listener, stamped));
+    return orUnavailable(this.watchers.watch(scanId, ip, scanType, listener, first));
   }
 
   /** A cluster node hears only of the ends of the scans it streams: its estimates keep their defaults. */
