@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import type { ScanType } from '../../src/api/scan-type.js';
 import type { RateLimitStore } from '../../src/limits/rate/rate-limit-store.js';
 import { MemoryRateLimitStore } from '../../src/limits/rate/rate-limit-store.js';
 import type { ScanAdmit } from '../../src/limits/rate/scan-admit.js';
@@ -165,18 +164,16 @@ describe.each(ADAPTERS)('ScanBook contract: %s', (_, open) => {
     const adapter = await open();
     const { book } = adapter;
     const ip = freshIp();
-    const record = queuedRecord(ip, 'deep' as ScanType);
+    const record = queuedRecord(ip, 'deep');
     await book.begin(record);
     const heard: StreamEvent[] = [];
-    const sequences: number[] = [];
     const watch = await book.follow(
       record.id,
       ip,
       'deep',
       (event) => heard.push(event),
-      (seen, sequence) => {
+      (seen) => {
         expect(seen.id).toBe(record.id);
-        sequences.push(sequence);
         return [{ name: 'scan:queued', data: { first: true } }];
       },
     );
