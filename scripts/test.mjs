@@ -15,7 +15,9 @@
 // unit project alone, nothing is compiled and nothing needs root (without
 // root, a missing clang-format skips only the C++ format check).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+import { aptInstall, hasCommand } from './ensure-command.mjs';
 
 /** The values of vitest's `--project NAME` and `--project=NAME` arguments. */
 function selectedProjects(args) {
@@ -48,10 +50,6 @@ const tools = unitOnly
     };
 const isRoot = process.getuid?.() === 0;
 
-function has(command) {
-  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
-}
-
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: 'inherit', ...options });
   if (result.status !== 0) {
@@ -83,30 +81,18 @@ const files = unitOnly
       '/usr/share/nodejs/undici': 'node-undici',
     };
 
-const missingCommands = Object.keys(tools).filter((command) => !has(command));
+const missingCommands = Object.keys(tools).filter((command) => !hasCommand(command));
 const missingFiles = Object.keys(files).filter((file) => !existsSync(file));
 const missing = [...new Set([...missingCommands.map((command) => tools[command]), ...missingFiles.map((file) => files[file])])];
 if (missing.length > 0 && isRoot) {
-  console.log(`test: installing ${missing.join(' ')}`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (missing.some((name) => name.endsWith(':arm64'))) run('dpkg', ['--add-architecture', 'arm64']);
-  run('apt-get', ['update', '-qq'], { env });
-  // Tests spawn their own redis-server: a policy-rc.d that refuses keeps the package from starting a system one.
-  const policy = '/usr/sbin/policy-rc.d';
-  const ownPolicy = !existsSync(policy);
-  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
-  const installed = spawnSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'inherit', env });
-  if (ownPolicy) rmSync(policy, { force: true });
-  if (installed.status !== 0) {
-    console.error(`test: apt-get install ${missing.join(' ')} failed (${installed.status ?? installed.signal})`);
-    process.exit(installed.status ?? 1);
-  }
+  aptInstall(missing, 'test');
 } else if (missing.length > 0 && !unitOnly) {
   console.error(`test: missing ${missing.join(', ')}; install them or run as root`);
   process.exit(1);
 }
 
-if (has('clang-format')) {
+if (hasCommand('clang-format')) {
   run('npm', ['run', 'lint']);
 } else {
   console.warn('test: clang-format is missing and installing it needs root: SKIPPING the C++ format check (apt-get install clang-format)');
