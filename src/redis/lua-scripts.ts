@@ -17,7 +17,6 @@ function luaInclude(name: string): string {
 }
 
 export interface LuaScript {
-  file: string;
   /** The script with its includes in place. */
   lua: string;
   /** Keys it takes, from its name; undefined: as many as the caller passes. */
@@ -26,12 +25,11 @@ export interface LuaScript {
 
 /** Script `file` of lua/, its includes in place; `instead` gives other text for some includes (a test's clock). */
 export function luaScript(file: string, instead: Readonly<Record<string, string>> = {}): LuaScript {
-  const text = readFileSync(new URL(file, DIR), 'utf8');
-  const resolve = (name: string): string =>
-    instead[name] ?? luaInclude(name).replace(INCLUDE, (_, indent: string, inner: string) => indented(resolve(inner), indent));
-  const lua = text.replace(INCLUDE, (_, indent: string, name: string) => indented(resolve(name), indent));
+  const expand = (text: string): string =>
+    text.replace(INCLUDE, (_, indent: string, name: string) => indented(instead[name] ?? expand(luaInclude(name)), indent));
+  const lua = expand(readFileSync(new URL(file, DIR), 'utf8'));
   const count = /-(\d+)\.lua$/.exec(file)?.[1];
-  return { file, lua, numberOfKeys: count === undefined ? undefined : Number(count) };
+  return { lua, numberOfKeys: count === undefined ? undefined : Number(count) };
 }
 
 function indented(text: string, indent: string): string {
