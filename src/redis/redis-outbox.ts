@@ -28,6 +28,9 @@ export interface RedisOutboxOptions {
   work: boolean;
 }
 
+/** A registration as the value of its field in hooksKey(scanId). */
+type StoredRegistration = Pick<Registration, 'url' | 'ip' | 'scanType'>;
+
 export class RedisOutbox implements Outbox {
   private constructor(
     private readonly options: RedisOutboxOptions,
@@ -53,14 +56,16 @@ export class RedisOutbox implements Outbox {
     }
   }
 
-  async register(registration: Registration): Promise<void> {
-    const key = hooksKey(registration.scanId);
-    await this.options.redis.multi().hset(key, registration.id, JSON.stringify(registration)).expire(key, KEEP_SECONDS).exec();
+  /** The field is the delivery id, its value what the key does not say (the format nodes of earlier versions wrote too). */
+  async register({ id, scanId, url, ip, scanType }: Registration): Promise<void> {
+    const key = hooksKey(scanId);
+    const value: StoredRegistration = { url, ip, scanType };
+    await this.options.redis.multi().hset(key, id, JSON.stringify(value)).expire(key, KEEP_SECONDS).exec();
   }
 
   async registrations(scanId: string): Promise<Registration[]> {
     const fields = await this.options.redis.hgetall(hooksKey(scanId));
-    return Object.values(fields).map((json) => JSON.parse(json) as Registration);
+    return Object.entries(fields).map(([id, json]) => ({ id, scanId, ...(JSON.parse(json) as StoredRegistration) }));
   }
 
   /** None: a scan's finish job runs until it has made its deliveries due, on whichever node. */

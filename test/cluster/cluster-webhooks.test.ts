@@ -145,6 +145,28 @@ describe('ClusterWebhooks', () => {
     expect(attempts(logs)).toMatchObject([{ delivery: deliveryId, scanId: scan.id, attempt: 1, outcome: 'delivered', status: 200, willRetry: false }]);
   });
 
+  it('keeps registrations in the format earlier versions wrote: a node upgraded mid-scan still sends them', async () => {
+    const hooks = await receiver();
+    const { webhooks } = await apiNode();
+    const scan = running('203.0.113.19');
+    await store().put(scan);
+    // As a node of the previous version registered it: field = delivery id, value = url, ip and scan type.
+    await connect().hset(hooksKey(scan.id), 'earlier-delivery', JSON.stringify({ url: hooks.url('/earlier'), ip: scan.ip, scanType: 'fast' }));
+    await webhooks.register(scan.id, scan.ip, 'fast', hooks.url('/later'));
+    const stored = Object.values(await connect().hgetall(hooksKey(scan.id))).map((json) => JSON.parse(json) as Record<string, unknown>);
+    expect(stored.map((value) => Object.keys(value).sort())).toEqual([
+      ['ip', 'scanType', 'url'],
+      ['ip', 'scanType', 'url'],
+    ]);
+    const final = completed(scan);
+    await store().put(final);
+    await webhooks.scanFinished(final);
+    const [earlier] = await hooks.waitFor('/earlier', 1);
+    await hooks.waitFor('/later', 1);
+    expect(earlier!.headers['x-selfscan-delivery']).toBe('earlier-delivery');
+    expect(JSON.parse(earlier!.body)).toEqual({ event: 'scan.complete', result: finalBody(final) });
+  });
+
   it('makes one delivery series however often, and on however many nodes, the finish is reported', async () => {
     const hooks = await receiver();
     const a = await apiNode();
