@@ -4,6 +4,8 @@
 import * as z from 'zod';
 
 import { FailReason } from './fail-reason.js';
+import { Severity } from './port-facts.js';
+import { ScanChanges } from './scan-changes.js';
 import { chunksComplete, count, etaSeconds, inFlightStatus, portList, queuePosition, scanIdentity, scanRegion, totalChunks } from './scan-fields.js';
 
 /** No scan of this type exists for the address (or its result expired). */
@@ -40,6 +42,13 @@ const finishedFields = {
     description: 'When the result expires (24 hours after completion), Unix seconds. After that GET returns `none`.',
   }),
   region: scanRegion,
+  severity: Severity.nullable()
+    .optional()
+    .meta({ description: 'The highest severity of the open ports; null when none is open (since 1.1; absent when facts are off).' }),
+  changes: ScanChanges.nullable().optional().meta({
+    description:
+      'What changed since the last scan of this address and type; null when none is remembered (since 1.1; absent when the server keeps no fingerprints).',
+  }),
 };
 
 /** A finished scan of the whole port range. */
