@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 description of the HTTP interface (interface version
-// 1.0.0), served at GET /openapi.json and used by the tests to check every
+// 1.1.0: 1.0.0 plus optional exposure fields), served at GET /openapi.json and used by the tests to check every
 // response the server sends. Its schemas are generated from the zod
 // schemas; the paths, operations and prose are written here and beside it.
 import { components } from './openapi-components.js';
@@ -7,12 +7,12 @@ import { pagePaths } from './openapi-page-paths.js';
 import { paths, webhooks } from './openapi-paths.js';
 import { SCAN_PROFILES } from './scan-type.js';
 
-/** The OpenAPI 3.1.0 document of the service (interface version 1.0.0). */
+/** The OpenAPI 3.1.0 document of the service (interface version 1.1.0, a superset of 1.0.0). */
 export const openApiDocument = {
   openapi: '3.1.0',
   info: {
     title: 'selfscan',
-    version: '1.0.0',
+    version: '1.1.0',
     summary: 'Tells a server which of its TCP ports the outside world can reach.',
     description: [
       'The scan target is always the public address the request comes from, taken from the connection. ' +
@@ -25,6 +25,11 @@ export const openApiDocument = {
       'Requests for the same address and scan type while a scan is in flight coalesce onto that scan. ' +
         'Results expire 24 hours after completion. An `incomplete` result (`partial: true`) holds what was ' +
         'found before the host proved too slow or too filtered; it is never a full scan.',
+      'Since 1.1.0, a finished scan also says what it learned of each open port (`facts`: TLS certificate, HTTP ' +
+        'answer, SSH version, a data store or control API that answers without credentials) and how risky it is ' +
+        "(`risk`, and the scan's highest `severity`), and what changed since the last scan of the address (`changes`). " +
+        'These fields are optional and additive: nothing a 1.0.0 client reads has changed. Probes are read-only and ' +
+        'never log in.',
       'No authentication. Every response carries the X-RateLimit-* headers of the per-IP edge limit (or, on a ' +
         '429, of the limit that refused); a refused request is a 429 with Retry-After. An operator who turns ' +
         'the edge limit off (max 0) gets responses without them. Every error is a JSON Error object.',

@@ -80,6 +80,19 @@ export const configSchema = z.strictObject({
       }),
     })
     .prefault({}),
+  exposure: z
+    .strictObject({
+      facts: setting(z.boolean().default(true), {
+        description:
+          'after the sweep, probe each open port (TLS, HTTP, SSH, data stores that answer without credentials; never logging in, never writing) and rate its severity',
+        defaultText: 'on',
+      }),
+      fingerprintDays: setting(z.number().int().min(0).default(30), {
+        description:
+          "days a compact fingerprint of an address's last complete scan (open ports, certificates, severities) is kept, to report what changed; 0 keeps none",
+      }),
+    })
+    .prefault({}),
   drainSeconds: setting(seconds.default(30), { description: 'on SIGTERM, how long scans in flight may still finish' }),
   dns: z
     .strictObject({

@@ -5,6 +5,7 @@ import type { RootDatabase } from 'lmdb';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ResultStore } from '../scan/result-store.js';
+import { deleteWhere } from './delete-where.js';
 import { openDurableLmdb } from './durable-lmdb.js';
 
 function recordKey(scanType: ScanType, ip: string): string {
@@ -32,16 +33,7 @@ export class LmdbResultStore implements ResultStore {
   }
 
   deleteExpired(now: number): Promise<number> {
-    // Read and delete in one write transaction, so a record rewritten since
-    // it expired is never deleted.
-    return this.db.transaction(() => {
-      const expired: string[] = [];
-      for (const { key, value } of this.db.getRange()) {
-        if (value.expiresAt !== null && value.expiresAt <= now) expired.push(key);
-      }
-      for (const key of expired) this.db.removeSync(key);
-      return expired.length;
-    });
+    return deleteWhere(this.db, (record) => record.expiresAt !== null && record.expiresAt <= now);
   }
 
   close(): Promise<void> {

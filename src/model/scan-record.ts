@@ -2,7 +2,9 @@
 // when it is queued, as it progresses and when it ends.
 import type { FailReason } from '../api/fail-reason.js';
 import type { Port } from '../api/port.js';
+import type { ScanChanges } from '../api/scan-changes.js';
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
+import type { SeverityLevel } from '../api/severity-levels.js';
 
 export type ScanStatus = 'queued' | 'running' | 'complete' | 'incomplete' | 'failed';
 export type FinalStatus = Extract<ScanStatus, 'complete' | 'incomplete' | 'failed'>;
@@ -37,6 +39,10 @@ export interface ScanRecord {
    * finished chunk; absent until the target has answered.
    */
   pathDoneAt?: number;
+  /** A finished scan's highest severity (null: nothing open); absent when facts are off. */
+  severity?: SeverityLevel | null;
+  /** A finished scan's changes since the last one (null: none remembered); absent when fingerprints are off. */
+  changes?: ScanChanges | null;
 }
 
 /** Seconds until `record` is expected to end by its path, as of `now`; undefined when the path has not said. */

@@ -6,6 +6,8 @@ import type { ScanType } from '../api/scan-type.js';
 export const resultKey = (scanType: ScanType, ip: string): string => `selfscan:result:${scanType}|${ip}`;
 /** The id of the scan in flight for (scan type, ip), while there is one. */
 export const inFlightKey = (scanType: ScanType, ip: string): string => `selfscan:inflight:${scanType}|${ip}`;
+/** The fingerprint kept of an address's last complete scan of a type, expiring with its retention. */
+export const fingerprintKey = (scanType: ScanType, ip: string): string => `selfscan:fingerprint:${scanType}|${ip}`;
 /** The set of result keys whose records are still queued or running. */
 export const UNFINISHED_KEY = 'selfscan:unfinished';
 /** The GCRA state of one rate-limited key. */

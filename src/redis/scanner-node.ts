@@ -1,13 +1,16 @@
 // A scanner node: takes chunk jobs from its region's queue, scans each
 // chunk with the native scanner (seeded with the timing the chunk before
-// it learned), records it (once, with its progress event), queues the
-// scan's next chunk, and asks for the finish when the last one is in.
+// it learned), passes its open ports through the facts stage, records it
+// (once, with its progress event), queues the scan's next chunk, and asks
+// for the finish when the last one is in.
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 import { SCAN_PROFILES } from '../api/scan-type.js';
+import type { ExamineOpenPorts } from '../exposure/examine-open-ports.js';
 import type { ScanChunk, Scanner } from '../native/scanner.js';
+import type { PtrLookup } from '../scan/ptr-lookup.js';
 import { CHUNK_ATTEMPTS, CHUNKS_PER_JOB, type ChunkDispatch, type ChunkJob, jobPorts } from './chunk-jobs.js';
 import { chunkQueueName, QUEUE_PREFIX } from './redis-keys.js';
 import type { ChunkRecorded, RedisScanProgress } from './redis-scan-progress.js';
@@ -20,6 +23,10 @@ export interface ScannerNodeOptions {
   dispatch: ChunkDispatch;
   /** Chunks scanned at once by this node. */
   concurrency: number;
+  /** The facts stage each chunk's open ports pass through before they are recorded; none: facts are off. */
+  examine?: ExamineOpenPorts;
+  /** Reverse DNS, for the facts stage's TLS server name. */
+  lookupPtr?: PtrLookup;
   logger: Logger;
 }
 
@@ -67,9 +74,16 @@ export class ScannerNode {
     // Each chunk is recorded as the scanner reports it, numbered within the whole scan.
     const first = job.index * CHUNKS_PER_JOB[job.scanType];
     const records: Promise<ChunkRecorded>[] = [];
+    let ptr: Promise<string | null> | undefined; // looked up once per job, when a chunk has open ports
     const onChunk = (chunk: ScanChunk): void => {
       const findings = { open: chunk.open, filtered: chunk.filtered, complete: chunk.complete };
-      records.push(progress.recordChunk(job.scanId, first + chunk.index, findings));
+      const { examine, lookupPtr } = this.options;
+      let examined = Promise.resolve();
+      if (examine !== undefined && chunk.open.length > 0) {
+        ptr ??= lookupPtr?.(job.ip) ?? Promise.resolve(null);
+        examined = ptr.then((name) => examine(job.ip, chunk.open, name));
+      }
+      records.push(examined.then(() => progress.recordChunk(job.scanId, first + chunk.index, findings)));
     };
     const { chunkSize } = SCAN_PROFILES[job.scanType];
     const handle = scanner.scan({ ip: job.ip, ports: jobPorts(job.scanType, job.index), chunkSize, budgetMs: remaining, timing: job.timing }, onChunk);

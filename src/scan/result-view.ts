@@ -77,6 +77,8 @@ function findings(record: ScanRecord) {
     duration_ms: record.durationMs ?? 0,
     completed_at: toSeconds(record.completedAt ?? 0),
     expires_at: toSeconds(record.expiresAt ?? 0),
+    ...(record.severity === undefined ? {} : { severity: record.severity }),
+    ...(record.changes === undefined ? {} : { changes: record.changes }),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 
 import type { FailReason } from '../api/fail-reason.js';
 import type { ScanResultFinal } from '../api/scan-result.js';
+import type { ScanExposure } from '../exposure/scan-exposure.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanSummary } from '../native/scanner.js';
@@ -32,6 +33,8 @@ export interface ScanEnds {
 
 export interface ScanFinisherOptions {
   ends: ScanEnds;
+  /** Rates a finished scan and tells what changed since the last; absent: neither. */
+  exposure?: ScanExposure;
   /** Where a scan ended elsewhere is read, for the webhooks it owes. */
   store: Pick<ResultStore, 'get'>;
   webhooks: { scanFinished(record: ScanRecord): Promise<void> };
@@ -48,11 +51,14 @@ export class ScanFinisher {
    * again. Rejects when the webhooks could not be made due.
    */
   async finish(record: ScanRecord, outcome: ScanOutcome, ptrRecord: string | null): Promise<void> {
-    const { ends, store, webhooks, clock, logger } = this.options;
+    const { ends, store, webhooks, exposure, clock, logger } = this.options;
     settleRecord(record, outcome, ptrRecord, clock.now(), logger);
+    const fingerprint = exposure !== undefined && record.status !== 'failed' ? await exposure.assess(record) : null;
     let owed: ScanRecord | null = record;
-    if (await ends.end(record, finalBody(record))) logScanFinished(logger, record);
-    else owed = await store.get(record.ip, record.scanType).then((stored) => (stored?.id === record.id ? stored : null));
+    if (await ends.end(record, finalBody(record))) {
+      logScanFinished(logger, record);
+      if (fingerprint !== null) await exposure!.remember(record, fingerprint);
+    } else owed = await store.get(record.ip, record.scanType).then((stored) => (stored?.id === record.id ? stored : null));
     if (owed !== null) await webhooks.scanFinished(owed);
   }
 }
@@ -89,6 +95,9 @@ export function logScanFinished(logger: Logger, record: ScanRecord): void {
       durationMs: record.durationMs,
       open: record.portsOpen.length,
       filtered: record.portsFiltered.length,
+      severity: record.severity,
+      opened: record.changes?.opened.length,
+      closed: record.changes?.closed.length,
     },
     'scan finished',
   );

@@ -1,12 +1,14 @@
 // The code a scanner process runs for each scan it is handed: the scanner
-// sweeps, chunks become progress events, and the end is settled by the
-// finisher. A deep scan's chunks are saved as they are verified, and a
+// sweeps, each chunk's open ports pass the facts stage, chunks become
+// progress events, and the end is settled by the finisher. A deep scan's chunks are saved as they are verified, and a
 // chunk counts (in the record, in events) only once it is saved: a scan a
 // crash cut short resumes after a restart from what it had shown, scanning
 // only the chunks not yet verified.
 import type { Logger } from 'pino';
 
+import type { Port } from '../api/port.js';
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
+import type { ExamineOpenPorts } from '../exposure/examine-open-ports.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanChunk, Scanner } from '../native/scanner.js';
@@ -30,6 +32,8 @@ export interface ScanRunnerOptions {
   lookupPtr?: PtrLookup;
   /** Where deep scans save their chunks; none: nothing is saved, and a resumed scan starts over. */
   checkpoints?: ScanCheckpoints;
+  /** The facts stage each chunk's open ports pass through before they count; none: facts are off. */
+  examine?: ExamineOpenPorts;
 }
 
 /**
@@ -44,6 +48,8 @@ interface Run {
   /** The scan's chunk index of each chunk the scanner reports, when it scans only some of them (a resume). */
   indexes: readonly number[] | null;
   checkpoints: ScanCheckpoints | undefined;
+  /** The address's PTR name, being looked up. */
+  ptr: Promise<string | null>;
   /** Settles when every chunk reported so far is saved and counted, in the order they came. */
   counted: Promise<void>;
   /** Chunks reported and not yet counted. */
@@ -100,7 +106,7 @@ export class ScanRunner {
     } else if (budgetLeftMs <= 0) {
       outcome = { summary: { status: 'incomplete' } };
     } else {
-      const run: Run = { record, indexes: saved.size === 0 ? null : left, checkpoints, counted: Promise.resolve(), uncounted: 0 };
+      const run: Run = { record, indexes: saved.size === 0 ? null : left, checkpoints, ptr, counted: Promise.resolve(), uncounted: 0 };
       outcome = await this.sweep(run, Math.ceil(budgetLeftMs));
       await run.counted;
       if (resumed && 'summary' in outcome) outcome = { summary: { status: outcome.summary.status } }; // its duration: since startedAt
@@ -141,7 +147,9 @@ export class ScanRunner {
     const index = run.indexes === null ? chunk.index : run.indexes[chunk.index]!;
     const found: SavedChunk = { open: chunk.open, filtered: chunk.filtered };
     if (chunk.etaMs !== null) record.pathDoneAt = this.options.clock.now() + chunk.etaMs;
-    const saved = chunk.complete && checkpoints !== undefined ? this.save(checkpoints, record, index, found) : undefined;
+    const examined = this.examine(run, found.open);
+    const saved =
+      chunk.complete && checkpoints !== undefined ? (examined ?? Promise.resolve()).then(() => this.save(checkpoints, record, index, found)) : examined;
     const count = (): void => {
       if (chunk.complete) record.chunksComplete++;
       record.portsOpen.push(...found.open);
@@ -155,6 +163,13 @@ export class ScanRunner {
       run.uncounted--;
       count();
     });
+  }
+
+  /** Runs the facts stage on a chunk's open ports, when it is on and there are any; settles when done (it never rejects). */
+  private examine(run: Run, open: Port[]): Promise<void> | undefined {
+    const { examine } = this.options;
+    if (examine === undefined || open.length === 0) return undefined;
+    return run.ptr.then((ptr) => examine(run.record.ip, open, ptr));
   }
 
   /** Saves a verified chunk; a failure is logged, and the scan goes on (a restart would scan that chunk again). */

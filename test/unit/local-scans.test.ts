@@ -177,7 +177,7 @@ describe('local scans', () => {
     scanner.scans[1]!.complete();
     await flush();
     advance(RESULT_TTL_MS / 2);
-    const stop = startExpirySweep(store, clock, logger, 5);
+    const stop = startExpirySweep({ results: store }, clock, logger, 5);
     try {
       while (store.records.size > 1) await new Promise((resolve) => setTimeout(resolve, 5));
     } finally {
