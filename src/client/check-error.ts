@@ -1,9 +1,9 @@
 // Why `selfscan check` could not decide: the server could not be reached,
-// answered an HTTP error or 429, the scan failed or ended incomplete, or
-// time ran out. Each is exit code 2, and outranks any finding.
+// answered an HTTP error or 429, the scan failed or ended incomplete, time
+// ran out, or a limit was asked of a server that reports no facts. Each is exit code 2, and outranks any finding.
 
 /** What kind of failure to decide. */
-export type CheckErrorKind = 'unreachable' | 'http' | 'rate_limited' | 'timeout' | 'scan_failed' | 'incomplete';
+export type CheckErrorKind = 'unreachable' | 'http' | 'rate_limited' | 'timeout' | 'scan_failed' | 'incomplete' | 'unassessed';
 
 /** The run could not reach a verdict; `message` says why, for people. */
 export class CheckError extends Error {

@@ -1,6 +1,7 @@
 // `selfscan check --help`: the flags, the exit codes, and where to run it
 // (the server scans the address a check comes from).
 import { FAST_PORTS } from '../api/scan-ports.js';
+import { SEVERITIES } from '../api/severity-levels.js';
 import { DEFAULT_TIMEOUT_SECONDS, REPORT_FORMATS } from './check-options.js';
 
 /** The help of `selfscan check` (and of `selfscan-check`, named `command`). */
@@ -9,7 +10,7 @@ export function checkHelp(command: string): string {
 
 Usage:
   ${command} [--server URL] [--deep] [--expect-open PORTS]... [--expect-closed PORTS]... [--only-open]
-     [--policy FILE] [--report FORMAT[=PATH]]... [-4 | -6] [--source ADDR]
+     [--max-severity LEVEL] [--cert-min-days N] [--policy FILE] [--report FORMAT[=PATH]]... [-4 | -6] [--source ADDR]
      [--allow-incomplete] [--wait-rate-limit] [--timeout SECONDS] [--no-progress]
 
 Where to run it: the server scans the public address the check comes FROM. On a
@@ -22,9 +23,14 @@ Options:
   --expect-open PORTS       these ports must be open (PORTS like 22,443,8000-8099; repeatable)
   --expect-closed PORTS     these ports must be closed or filtered (repeatable)
   --only-open               any open port not in --expect-open fails the check
+  --max-severity LEVEL      any open port the server judges worse than LEVEL fails the check
+                            (LEVEL: ${SEVERITIES.join(', ')}, worst first)
+  --cert-min-days N         any open port whose TLS certificate has fewer than N days left
+                            (or has expired) fails the check
   --policy FILE             the same in JSON: {"server", "deep", "expect_open", "expect_closed",
-                            "only_open", "allow_incomplete", "timeout_seconds"}; flags override it
-                            (a port named by a flag takes the flag's expectation)
+                            "only_open", "max_severity", "cert_min_days", "allow_incomplete",
+                            "timeout_seconds"}; flags override it (a port named by a flag takes
+                            the flag's expectation)
   --report FORMAT[=PATH]    ${REPORT_FORMATS.join(', ')}; to PATH or stdout (- or no PATH); repeatable,
                             all from one scan (default: text)
   -4, -6                    connect over IPv4 or IPv6 only (checks that address of the host)
@@ -41,6 +47,7 @@ Exit codes:
   0  every check passed
   1  a check failed
   2  could not decide: usage error, server unreachable, HTTP error, rate limited, scan failed,
-     scan incomplete (unless --allow-incomplete), or --timeout; an error outranks any finding
+     scan incomplete (unless --allow-incomplete), --timeout, or a limit asked of a server that
+     reports no facts; an error outranks any finding
 `;
 }

@@ -1,10 +1,11 @@
 // The flags of `selfscan check` and the policy file, made into one plan:
 // flags override the policy (a port named by a flag takes the flag's
-// expectation), and every mistake is a UsageError before anything is sent.
+// expectation, a limit set by a flag replaces the file's), and every mistake is a UsageError before anything is sent.
 import { parseArgs } from 'node:util';
 
 import { FAST_PORTS } from '../api/scan-ports.js';
 import type { ScanType } from '../api/scan-type.js';
+import { isSeverityLevel, SEVERITIES, type SeverityLevel } from '../api/severity-levels.js';
 import { type Policy, readPolicy } from './policy-file.js';
 import { parsePortList } from './port-list.js';
 import { UsageError } from './usage-error.js';
@@ -26,12 +27,22 @@ export interface Expectation {
   from: 'flag' | 'policy';
 }
 
+/** A limit on every open port, and who set it. */
+export interface Limit<T> {
+  value: T;
+  from: 'flag' | 'policy';
+}
+
 /** Everything one run does. */
 export interface CheckPlan {
   server: URL;
   scanType: ScanType;
   expectations: Expectation[];
   onlyOpen: boolean;
+  /** No open port's risk may be worse than this severity. */
+  maxSeverity?: Limit<SeverityLevel>;
+  /** No open port's TLS certificate may have fewer days left than this. */
+  certMinDays?: Limit<number>;
   allowIncomplete: boolean;
   waitRateLimit: boolean;
   timeoutMs: number;
@@ -51,6 +62,8 @@ const OPTIONS = {
   'expect-open': { type: 'string', multiple: true },
   'expect-closed': { type: 'string', multiple: true },
   'only-open': { type: 'boolean' },
+  'max-severity': { type: 'string' },
+  'cert-min-days': { type: 'string' },
   policy: { type: 'string' },
   report: { type: 'string', multiple: true },
   ipv4: { type: 'boolean', short: '4' },
@@ -82,6 +95,22 @@ function serverUrl(text: string | undefined): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server must be an http: or https: URL, not ${url.protocol}`);
   return url;
+}
+
+/** The flag's limit if given, else the policy's; undefined when neither sets one. */
+function limit<T>(flag: string | undefined, parse: (text: string) => T, fromPolicy: T | undefined): Limit<T> | undefined {
+  if (flag !== undefined) return { value: parse(flag), from: 'flag' };
+  return fromPolicy === undefined ? undefined : { value: fromPolicy, from: 'policy' };
+}
+
+function severityLevel(text: string): SeverityLevel {
+  if (!isSeverityLevel(text)) throw new UsageError(`--max-severity must be one of ${SEVERITIES.join(', ')}, not ${JSON.stringify(text)}`);
+  return text;
+}
+
+function days(text: string): number {
+  if (!/^[0-9]{1,5}$/.test(text)) throw new UsageError(`--cert-min-days needs a whole number of days, 0 or more, not ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 /** The plan of `selfscan check ARGS`, or 'help'; throws UsageError. */
@@ -128,6 +157,8 @@ export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckPla
     scanType,
     expectations,
     onlyOpen: values['only-open'] ?? policy?.onlyOpen ?? false,
+    maxSeverity: limit(values['max-severity'], severityLevel, policy?.maxSeverity),
+    certMinDays: limit(values['cert-min-days'], days, policy?.certMinDays),
     allowIncomplete: values['allow-incomplete'] ?? policy?.allowIncomplete ?? false,
     waitRateLimit: values['wait-rate-limit'] ?? false,
     timeoutMs: timeoutSeconds * 1000,

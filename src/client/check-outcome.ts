@@ -4,7 +4,7 @@
 import type { ScanResultFinal } from '../api/scan-result.js';
 import { CheckError } from './check-error.js';
 import type { CheckPlan } from './check-options.js';
-import { type Check, evaluate, type Verdict } from './checks.js';
+import { type Check, evaluate, isAssessed, type Verdict } from './checks.js';
 
 /** Everything a report needs. */
 export interface CheckOutcome {
@@ -24,23 +24,16 @@ const EXIT_CODES: Readonly<Record<Verdict, 0 | 1 | 2>> = { pass: 0, fail: 1, err
 /** The outcome of a run whose scan ended with `result`, or could not run (`scanError`). */
 export function outcomeOf(plan: CheckPlan, result: ScanResultFinal | null, scanError: CheckError | null, startedAt: Date): CheckOutcome {
   const onlyOpen = { on: plan.onlyOpen, from: plan.policy?.onlyOpen === plan.onlyOpen && plan.policy !== undefined ? 'policy' : 'flag' } as const;
+  const checks = evaluate(result, { expectations: plan.expectations, onlyOpen, maxSeverity: plan.maxSeverity, certMinDays: plan.certMinDays });
   let error = scanError;
-  let checks: Check[];
-  if (result === null) {
-    checks = plan.expectations.map(({ port, expect, from }) => ({
-      rule: `expect-${expect}`,
-      port,
-      state: 'unknown',
-      from,
-      outcome: 'undecided',
-      message: `port ${port}: not decided (no scan result)`,
-    }));
-  } else {
-    checks = evaluate(result, plan.expectations, onlyOpen);
-    if (result.status === 'failed') error = new CheckError('scan_failed', `the scan failed: ${result.fail_reason}`);
-    else if (result.status === 'incomplete' && !plan.allowIncomplete)
-      error = new CheckError('incomplete', 'the scan ended incomplete (the host was too slow or too filtered); pass --allow-incomplete to judge what it found');
-  }
+  if (result?.status === 'failed') error = new CheckError('scan_failed', `the scan failed: ${result.fail_reason}`);
+  else if (result?.status === 'incomplete' && !plan.allowIncomplete)
+    error = new CheckError('incomplete', 'the scan ended incomplete (the host was too slow or too filtered); pass --allow-incomplete to judge what it found');
+  else if (result !== null && !isAssessed(result) && (plan.maxSeverity !== undefined || plan.certMinDays !== undefined))
+    error = new CheckError(
+      'unassessed',
+      'the server reported no severities or certificates (it predates interface 1.1, or its operator turned facts off): --max-severity and --cert-min-days cannot be judged',
+    );
   const verdict: Verdict = error !== null ? 'error' : checks.some((check) => check.outcome === 'fail') ? 'fail' : 'pass';
   return { plan, result, checks, error, verdict, exitCode: EXIT_CODES[verdict], startedAt, durationMs: Date.now() - startedAt.getTime() };
 }

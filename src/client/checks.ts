@@ -1,12 +1,16 @@
-// The verdict: each expectation checked against the scan's result. A port
-// is open if the result lists it open, filtered if listed filtered, closed
-// otherwise; an incomplete scan decides only what it found open.
+// The verdict: each expectation and limit checked against the scan's
+// result. A port is open if the result lists it open, filtered if listed
+// filtered, closed otherwise; an incomplete scan decides only what it found
+// open. The limits judge each open port by what the server learned of it
+// (its risk, its TLS certificate); a result without that (a server before
+// interface 1.1, or with facts off) decides none of them.
 import type { Port } from '../api/port.js';
 import type { ScanResultFinal } from '../api/scan-result.js';
-import type { Expectation } from './check-options.js';
+import { type SeverityLevel, severityRank } from '../api/severity-levels.js';
+import type { Expectation, Limit } from './check-options.js';
 
 /** The kinds of check, each a SARIF rule and a JUnit class. */
-export type Rule = 'expect-open' | 'expect-closed' | 'only-open';
+export type Rule = 'expect-open' | 'expect-closed' | 'only-open' | 'max-severity' | 'cert-min-days';
 
 /** A port's state as the check sees it; `unknown` when the scan did not decide it. */
 export type SeenState = Port['state'] | 'unknown';
@@ -14,16 +18,28 @@ export type SeenState = Port['state'] | 'unknown';
 /** One check and how it came out. */
 export interface Check {
   rule: Rule;
-  /** The port checked; absent for the passing `only-open` check (no other port open). */
+  /** The port checked; absent for a check of the other ports (`only-open` and the limits when none is left to judge). */
   port?: number;
   state: SeenState;
   outcome: 'pass' | 'fail' | 'undecided';
   message: string;
   from: 'flag' | 'policy';
+  /** How bad the finding is: `max-severity`, the port's risk; `cert-min-days`, high when expired, medium when short, else info. */
+  severity?: SeverityLevel;
+}
+
+/** What a run checks: the expectations, --only-open and the limits on every open port. */
+export interface CheckRules {
+  expectations: readonly Expectation[];
+  onlyOpen: { on: boolean; from: 'flag' | 'policy' };
+  maxSeverity?: Limit<SeverityLevel>;
+  certMinDays?: Limit<number>;
 }
 
 /** How a run ended: 0 pass, 1 a check failed, 2 could not decide. */
 export type Verdict = 'pass' | 'fail' | 'error';
+
+type Finished = Extract<ScanResultFinal, { ports_open: Port[] }>;
 
 function stateOf(result: ScanResultFinal, port: number): SeenState {
   if (result.status === 'failed') return 'unknown';
@@ -32,10 +48,24 @@ function stateOf(result: ScanResultFinal, port: number): SeenState {
   return result.ports_filtered.some((p) => p.port === port) ? 'filtered' : 'closed';
 }
 
-/** Each expectation (and --only-open) checked against `result`. */
-export function evaluate(result: ScanResultFinal, expectations: readonly Expectation[], onlyOpen: { on: boolean; from: 'flag' | 'policy' }): Check[] {
-  const checks: Check[] = expectations.map(({ port, expect, from }) => {
-    const state = stateOf(result, port);
+/** Whether the result says what the server learned of its open ports (interface 1.1, facts on). */
+export function isAssessed(result: ScanResultFinal): result is Finished {
+  return result.status !== 'failed' && result.severity !== undefined;
+}
+
+/** Each expectation, --only-open and each limit checked against `result`; all undecided without one. */
+export function evaluate(result: ScanResultFinal | null, rules: CheckRules): Check[] {
+  return [
+    ...expectationChecks(result, rules.expectations),
+    ...onlyOpenChecks(result, rules),
+    ...severityChecks(result, rules.maxSeverity),
+    ...certificateChecks(result, rules.certMinDays),
+  ];
+}
+
+function expectationChecks(result: ScanResultFinal | null, expectations: readonly Expectation[]): Check[] {
+  return expectations.map(({ port, expect, from }) => {
+    const state = result === null ? 'unknown' : stateOf(result, port);
     if (state === 'unknown')
       return { rule: `expect-${expect}`, port, state, from, outcome: 'undecided', message: `port ${port}: not decided (${undecidedWhy(result)})` };
     const pass = expect === 'open' ? state === 'open' : state !== 'open';
@@ -49,33 +79,106 @@ export function evaluate(result: ScanResultFinal, expectations: readonly Expecta
       message: `port ${port} is ${state}${pass ? '' : `, expected ${wanted}`}`,
     };
   });
-  if (!onlyOpen.on) return checks;
+}
+
+function onlyOpenChecks(result: ScanResultFinal | null, { expectations, onlyOpen }: CheckRules): Check[] {
+  if (!onlyOpen.on) return [];
+  const rule = 'only-open';
+  const from = onlyOpen.from;
+  if (result === null || result.status === 'failed')
+    return [{ rule, state: 'unknown', from, outcome: 'undecided', message: `other open ports: not decided (${undecidedWhy(result)})` }];
   // A port with an expectation has its own check: only the others count here.
-  const unexpected = result.status === 'failed' ? [] : result.ports_open.filter((p) => !expectations.some((e) => e.port === p.port));
-  for (const { port, service } of unexpected)
-    checks.push({
-      rule: 'only-open',
-      port,
-      state: 'open',
-      from: onlyOpen.from,
-      outcome: 'fail',
-      message: `port ${port}${service ? ` (${service})` : ''} is open but not expected open`,
-    });
-  if (unexpected.length === 0)
-    checks.push(
-      result.status === 'complete'
-        ? { rule: 'only-open', state: 'closed', from: onlyOpen.from, outcome: 'pass', message: 'no port is open beyond those expected open' }
-        : {
-            rule: 'only-open',
-            state: 'unknown',
-            from: onlyOpen.from,
-            outcome: 'undecided',
-            message: `other open ports: not decided (${undecidedWhy(result)})`,
-          },
-    );
+  const unexpected = result.ports_open.filter((p) => !expectations.some((e) => e.port === p.port));
+  const checks: Check[] = unexpected.map((port) => ({
+    rule,
+    port: port.port,
+    state: 'open',
+    from,
+    outcome: 'fail',
+    message: `${portName(port)} is open but not expected open`,
+  }));
+  if (unexpected.length === 0) checks.push(rest(result, rule, from, 'no port is open beyond those expected open', 'other open ports'));
   return checks;
 }
 
-function undecidedWhy(result: ScanResultFinal): string {
+function severityChecks(result: ScanResultFinal | null, limit: Limit<SeverityLevel> | undefined): Check[] {
+  if (limit === undefined) return [];
+  const rule = 'max-severity';
+  const { value: max, from } = limit;
+  if (result === null || !isAssessed(result)) return [unjudged(result, rule, from, 'severities')];
+  const checks = result.ports_open.map((port): Check => {
+    if (port.risk === undefined)
+      return { rule, port: port.port, state: 'open', from, outcome: 'undecided', message: `${portName(port)}: not decided (the server gave it no severity)` };
+    const { severity, why } = port.risk;
+    const worse = severityRank(severity) > severityRank(max);
+    return {
+      rule,
+      port: port.port,
+      state: 'open',
+      from,
+      severity,
+      outcome: worse ? 'fail' : 'pass',
+      message: worse ? `${portName(port)} is ${severity}, worse than ${max}: ${why}` : `${portName(port)} is ${severity}, within ${max}`,
+    };
+  });
+  return finishLimit(result, checks, rule, from, `no open port is worse than ${max}`);
+}
+
+function certificateChecks(result: ScanResultFinal | null, limit: Limit<number> | undefined): Check[] {
+  if (limit === undefined) return [];
+  const rule = 'cert-min-days';
+  const { value: min, from } = limit;
+  if (result === null || !isAssessed(result)) return [unjudged(result, rule, from, 'certificates')];
+  const checks = result.ports_open.flatMap((port): Check[] => {
+    const tls = port.facts?.tls;
+    if (tls === undefined) return [];
+    const short = tls.days_left < min;
+    return [
+      {
+        rule,
+        port: port.port,
+        state: 'open',
+        from,
+        severity: tls.days_left < 0 ? 'high' : short ? 'medium' : 'info',
+        outcome: short ? 'fail' : 'pass',
+        message: `${portName(port)}: its certificate ${daysLeftText(tls.days_left)}${short ? `, fewer than ${min} days` : ''}`,
+      },
+    ];
+  });
+  return finishLimit(result, checks, rule, from, `no open port serves a certificate with fewer than ${min} days left`);
+}
+
+/** How long a certificate has: `expires in 3 days`, `expires today`, `expired 2 days ago`. */
+export function daysLeftText(daysLeft: number): string {
+  if (daysLeft < 0) return `expired ${-daysLeft} ${-daysLeft === 1 ? 'day' : 'days'} ago`;
+  return daysLeft === 0 ? 'expires today' : `expires in ${daysLeft} ${daysLeft === 1 ? 'day' : 'days'}`;
+}
+
+/** A limit's port checks, and one for the ports it could not judge: a pass when the scan saw every port and none was judged, undecided when incomplete and none failed. */
+function finishLimit(result: Finished, checks: Check[], rule: Rule, from: 'flag' | 'policy', clean: string): Check[] {
+  const failed = checks.some((check) => check.outcome === 'fail');
+  if (result.status === 'incomplete' && !failed) return [...checks, rest(result, rule, from, clean, 'ports the scan did not reach')];
+  if (checks.length === 0) return [rest(result, rule, from, clean, 'other ports')];
+  return checks;
+}
+
+/** The check of the ports no other check covers: passes on a complete scan, undecided on an incomplete one. */
+function rest(result: Finished, rule: Rule, from: 'flag' | 'policy', clean: string, others: string): Check {
+  return result.status === 'complete'
+    ? { rule, state: 'closed', from, outcome: 'pass', message: clean }
+    : { rule, state: 'unknown', from, outcome: 'undecided', message: `${others}: not decided (${undecidedWhy(result)})` };
+}
+
+function unjudged(result: ScanResultFinal | null, rule: Rule, from: 'flag' | 'policy', what: string): Check {
+  const why = result === null || result.status === 'failed' ? undecidedWhy(result) : 'the server reported no facts about open ports';
+  return { rule, state: 'unknown', from, outcome: 'undecided', message: `${what}: not decided (${why})` };
+}
+
+function portName(port: Port): string {
+  return `port ${port.port}${port.service ? ` (${port.service})` : ''}`;
+}
+
+function undecidedWhy(result: ScanResultFinal | null): string {
+  if (result === null) return 'no scan result';
   return result.status === 'failed' ? 'the scan failed' : 'the scan was incomplete';
 }

@@ -1,8 +1,9 @@
-// `--policy FILE`: the same expectations as the flags, kept in a JSON file
+// `--policy FILE`: the same expectations and limits as the flags, kept in a JSON file
 // in the repository, so a deploy or CI job reads them from one place and
 // code-scanning alerts point at the line that states them.
 import { readFileSync } from 'node:fs';
 
+import { isSeverityLevel, SEVERITIES, type SeverityLevel } from '../api/severity-levels.js';
 import { parsePortList } from './port-list.js';
 import { UsageError } from './usage-error.js';
 
@@ -15,12 +16,14 @@ export interface Policy {
   onlyOpen?: boolean;
   allowIncomplete?: boolean;
   timeoutSeconds?: number;
+  maxSeverity?: SeverityLevel;
+  certMinDays?: number;
   /** The file as given, and the line of each key in it (1-based). */
   path: string;
   lines: Record<string, number>;
 }
 
-const KEYS = ['server', 'deep', 'expect_open', 'expect_closed', 'only_open', 'allow_incomplete', 'timeout_seconds'] as const;
+const KEYS = ['server', 'deep', 'expect_open', 'expect_closed', 'only_open', 'allow_incomplete', 'timeout_seconds', 'max_severity', 'cert_min_days'] as const;
 
 /** A port list in a policy: `"22,443"`, or an array of ports and `"8000-8099"` ranges. */
 function ports(value: unknown, key: string): number[] {
@@ -61,6 +64,11 @@ export function readPolicy(path: string): Policy {
   });
   const timeout = optional<number>(object.timeout_seconds, 'timeout_seconds', 'number');
   if (timeout !== undefined && !(timeout > 0)) throw new UsageError('policy: timeout_seconds must be above 0');
+  const maxSeverity = optional<string>(object.max_severity, 'max_severity', 'string');
+  if (maxSeverity !== undefined && !isSeverityLevel(maxSeverity)) throw new UsageError(`policy: max_severity must be one of ${SEVERITIES.join(', ')}`);
+  const certMinDays = optional<number>(object.cert_min_days, 'cert_min_days', 'number');
+  if (certMinDays !== undefined && !(Number.isInteger(certMinDays) && certMinDays >= 0))
+    throw new UsageError('policy: cert_min_days must be a whole number of days, 0 or more');
   return {
     server: optional(object.server, 'server', 'string'),
     deep: optional(object.deep, 'deep', 'boolean'),
@@ -69,6 +77,8 @@ export function readPolicy(path: string): Policy {
     onlyOpen: optional(object.only_open, 'only_open', 'boolean'),
     allowIncomplete: optional(object.allow_incomplete, 'allow_incomplete', 'boolean'),
     timeoutSeconds: timeout,
+    maxSeverity,
+    certMinDays,
     path,
     lines,
   };

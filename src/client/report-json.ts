@@ -1,5 +1,7 @@
 // The json report: a stable shape for scripts (README documents it). The
-// `result` is the server's own result body, unchanged.
+// `result` is the server's own result body, unchanged: its `severity` and
+// `changes` (since interface 1.1) are the scan's highest severity and what
+// changed since the last scan.
 import type { CheckOutcome } from './check-outcome.js';
 
 /** The version of this shape; a change that breaks readers changes it. */
@@ -25,6 +27,7 @@ export function jsonReport(outcome: CheckOutcome): string {
         outcome: check.outcome,
         message: check.message,
         from: check.from,
+        severity: check.severity ?? null,
       })),
       result,
     },

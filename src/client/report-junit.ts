@@ -1,5 +1,5 @@
 // The junit report: one testcase per check, so CI systems show each
-// expectation as a test; a failure's message is both in the attribute and
+// expectation and each open port judged by a limit as a test; a failure's message is both in the attribute and
 // in the body, since CI systems differ in which they show. A run that
 // could not decide adds an errored `scan` testcase.
 import type { CheckOutcome } from './check-outcome.js';
@@ -16,13 +16,19 @@ function testcase(name: string, classname: string, child?: { tag: 'failure' | 's
   return `${open}>\n      <${child.tag} message="${xml(child.message)}"${type}>${xml(child.message)}</${child.tag}>\n    </testcase>`;
 }
 
-function checkName(check: Check): string {
-  if (check.port === undefined) return 'no other port is open';
-  return check.rule === 'expect-open'
-    ? `port ${check.port} is open`
-    : check.rule === 'expect-closed'
-      ? `port ${check.port} is closed or filtered`
-      : `port ${check.port} is not open`;
+function checkName({ rule, port }: Check): string {
+  switch (rule) {
+    case 'expect-open':
+      return `port ${port} is open`;
+    case 'expect-closed':
+      return `port ${port} is closed or filtered`;
+    case 'only-open':
+      return port === undefined ? 'no other port is open' : `port ${port} is not open`;
+    case 'max-severity':
+      return port === undefined ? 'no open port is worse than the severity limit' : `port ${port} is within the severity limit`;
+    case 'cert-min-days':
+      return port === undefined ? 'no certificate is short of days' : `port ${port} has a certificate with enough days left`;
+  }
 }
 
 /** The junit report of `outcome`. */

@@ -1,5 +1,7 @@
 // The sarif report (SARIF 2.1.0), for code scanning: one rule per kind of
-// check, one result per failed check. GitHub wants every result located in
+// check, one result per failed check; a limit's result carries the
+// `security-severity` of its finding (the port's severity, or the
+// certificate's), so each alert is as grave as what was found. GitHub wants every result located in
 // a repository file, so a result points at the line of the policy file
 // (--policy) that states the expectation; without a policy file results
 // carry no location. partialFingerprints stay the same from run to run
@@ -7,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { relative, sep } from 'node:path';
 
+import { SECURITY_SEVERITY_SCORE } from '../api/severity-levels.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { Check, Rule } from './checks.js';
 
@@ -16,6 +19,8 @@ interface RuleText {
   full: string;
   help: string;
   severity: string;
+  /** The policy file's key that states it. */
+  key: string;
 }
 
 const RULES: Readonly<Record<Rule, RuleText>> = {
@@ -25,6 +30,7 @@ const RULES: Readonly<Record<Rule, RuleText>> = {
     full: 'A port the policy expects open (a service meant for the public) was closed or filtered when scanned from outside: the service is down or a firewall blocks it.',
     help: 'Check that the service listens on the public address and that no firewall or security group drops the port.',
     severity: '4.0',
+    key: 'expect_open',
   },
   'expect-closed': {
     name: 'ExpectedPortExposed',
@@ -32,6 +38,7 @@ const RULES: Readonly<Record<Rule, RuleText>> = {
     full: 'A port the policy expects closed or filtered accepted a connection from outside: a service meant to stay private is exposed.',
     help: 'Bind the service to a private address or loopback, or drop the port in the firewall; then run the check again.',
     severity: '8.0',
+    key: 'expect_closed',
   },
   'only-open': {
     name: 'UnexpectedPortOpen',
@@ -39,6 +46,23 @@ const RULES: Readonly<Record<Rule, RuleText>> = {
     full: 'With only_open (--only-open) every open port must be one the policy expects open; this one is open and was not expected.',
     help: 'Close the port, or add it to expect_open if it is meant to be public.',
     severity: '7.0',
+    key: 'only_open',
+  },
+  'max-severity': {
+    name: 'ExposureAboveSeverityLimit',
+    short: 'An open port is riskier than the severity limit',
+    full: 'With max_severity (--max-severity) no open port may be worse than the limit; the server judged this one worse, from what it learned of the port (a data store that answers without a password, a remote login, a lapsing certificate…).',
+    help: 'Do what the finding says (the server says why and what to do), or close the port; then run the check again.',
+    severity: SECURITY_SEVERITY_SCORE.high,
+    key: 'max_severity',
+  },
+  'cert-min-days': {
+    name: 'CertificateNearExpiry',
+    short: 'A TLS certificate has fewer days left than the limit',
+    full: 'With cert_min_days (--cert-min-days) every certificate an open port serves must stay valid at least that many days; this one expires sooner, or has expired.',
+    help: 'Renew the certificate, and check that renewal is automatic (a certbot or ACME client timer, for example).',
+    severity: SECURITY_SEVERITY_SCORE.medium,
+    key: 'cert_min_days',
   },
 };
 
@@ -47,7 +71,7 @@ const RULE_IDS = Object.keys(RULES) as Rule[];
 function location(outcome: CheckOutcome, check: Check): object[] {
   const policy = outcome.plan.policy;
   if (policy === undefined) return [];
-  const key = check.rule === 'only-open' ? 'only_open' : check.rule === 'expect-open' ? 'expect_open' : 'expect_closed';
+  const key = RULES[check.rule].key;
   const line = check.from === 'policy' ? (policy.lines[key] ?? 1) : 1;
   const uri = relative(process.cwd(), policy.path).split(sep).join('/');
   return [{ physicalLocation: { artifactLocation: { uri }, region: { startLine: line } } }];
@@ -68,7 +92,13 @@ export function sarifReport(outcome: CheckOutcome): string {
       partialFingerprints: {
         'selfscanCheck/v1': createHash('sha256').update(`${check.rule}|${check.port}|${ip}`).digest('hex').slice(0, 32),
       },
-      properties: { port: check.port, state: check.state, ip },
+      properties: {
+        port: check.port,
+        state: check.state,
+        ip,
+        'security-severity': check.severity === undefined ? RULES[check.rule].severity : SECURITY_SEVERITY_SCORE[check.severity],
+        ...(check.severity === undefined ? {} : { severity: check.severity }),
+      },
     }));
   const log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',

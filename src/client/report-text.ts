@@ -1,8 +1,12 @@
-// The text report, for people: the open ports with service and banner,
-// then each check and the verdict. Colour only when asked (a TTY without
+// The text report, for people: the open ports with service and banner
+// (and, from a server of interface 1.1, each one's severity, why, what to
+// do and its certificate's days; the scan's highest severity; what changed
+// since the last scan), then each check and the verdict. Colour only when asked (a TTY without
 // NO_COLOR or TERM=dumb).
+import type { Port } from '../api/port.js';
+import type { ScanChanges } from '../api/scan-changes.js';
 import type { CheckOutcome } from './check-outcome.js';
-import type { Check } from './checks.js';
+import { type Check, daysLeftText } from './checks.js';
 
 const MARK: Record<Check['outcome'], { label: string; colour: number }> = {
   pass: { label: 'PASS', colour: 32 },
@@ -20,11 +24,10 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
   const status = result === null ? 'no result' : `${result.status}${'duration_ms' in result ? ` in ${took(result.duration_ms)}` : ''}`;
   lines.push(`selfscan check: ${plan.scanType} scan${scanned} by ${plan.server.origin}: ${status}`);
   if (result !== null && result.status !== 'failed') {
+    if (result.severity !== undefined) lines.push(`Highest severity: ${result.severity ?? 'none (no open port)'}`);
     lines.push('', result.ports_open.length === 0 ? 'Open ports: none' : 'Open ports:');
-    for (const port of result.ports_open) {
-      const banner = port.banner === null ? '' : `  ${JSON.stringify(port.banner)}`;
-      lines.push(`  ${`${port.port}/tcp`.padEnd(10)}${(port.service ?? '-').padEnd(16)}${banner}`.trimEnd());
-    }
+    for (const port of result.ports_open) lines.push(...portLines(port));
+    if (result.changes !== undefined) lines.push('', changesLine(result.changes));
   }
   if (checks.length > 0) {
     lines.push('', 'Checks:');
@@ -46,4 +49,28 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
           );
   lines.push('', `Verdict: ${verdict} (exit ${outcome.exitCode})`);
   return `${lines.join('\n')}\n`;
+}
+
+const INDENT = ' '.repeat(12);
+
+/** A port's line, then its severity, why and fix, and its certificate's days, when the server said. */
+function portLines(port: Port): string[] {
+  const banner = port.banner === null ? '' : `  ${JSON.stringify(port.banner)}`;
+  const lines = [`  ${`${port.port}/tcp`.padEnd(10)}${(port.service ?? '-').padEnd(16)}${banner}`.trimEnd()];
+  if (port.risk !== undefined) lines.push(`${INDENT}${port.risk.severity}: ${port.risk.why}`, `${INDENT}fix: ${port.risk.fix}`);
+  const tls = port.facts?.tls;
+  if (tls !== undefined) lines.push(`${INDENT}certificate: ${daysLeftText(tls.days_left)} (${new Date(tls.not_after * 1000).toISOString().slice(0, 10)})`);
+  return lines;
+}
+
+/** What changed since the last scan, in one line. */
+function changesLine(changes: ScanChanges | null): string {
+  if (changes === null) return 'Changes: none known (the server remembers no earlier scan of this address)';
+  const when = `${new Date(changes.since * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const list = (ports: readonly number[]): string => (ports.length === 0 ? 'none' : ports.join(', '));
+  const changed = changes.changed.map(
+    ({ port, what, severity_before, severity_after }) =>
+      `${port} (${what.map((kind) => (kind === 'severity' ? `severity ${severity_before ?? 'none'} to ${severity_after ?? 'none'}` : kind)).join(', ')})`,
+  );
+  return `Changes since the scan of ${when}: opened ${list(changes.opened)}; closed ${list(changes.closed)}; changed ${changed.length === 0 ? 'none' : changed.join(', ')}`;
 }

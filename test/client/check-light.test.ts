@@ -1,7 +1,7 @@
 // `selfscan check` and `selfscan --help` load no server code: run as `selfscan check` from the
 // built CLI with a hook that records every module and refuses the server's
 // packages (uWS, lmdb, zod…), it loads only the CLI, the client and the
-// zod-free modules of the contract (port list, SSE reader); the selfscan-check bundle imports only node:
+// zod-free modules of the contract (port list, severity levels, SSE reader); the selfscan-check bundle imports only node:
 // built-ins, and its package has no dependencies.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -46,7 +46,7 @@ async function recorded(args: string[]): Promise<{ status: number | null; stdout
   return { status, stdout, stderr, modules };
 }
 
-const ALLOWED = /^(node:[\w/]+|dist\/cli\.js|dist\/client\/[\w-]+\.js|dist\/api\/(scan-ports|sse-parser|version)\.js)$/;
+const ALLOWED = /^(node:[\w/]+|dist\/cli\.js|dist\/client\/[\w-]+\.js|dist\/api\/(scan-ports|severity-levels|sse-parser|version)\.js)$/;
 
 it('`selfscan check` runs a whole check loading only the CLI, the client and the port list', async () => {
   const run = await recorded(['check', '--server', server.url, '--source', '127.0.0.175', '--no-progress', '--expect-open', '22', '--timeout', '20']);

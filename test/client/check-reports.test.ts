@@ -107,10 +107,26 @@ describe('every report from one scan', () => {
     expect(Object.keys(json)).toEqual(['format', 'server', 'scan_type', 'started_at', 'duration_ms', 'verdict', 'exit_code', 'error', 'checks', 'result']);
     expect(json).toMatchObject({ format: 'selfscan-check/1', server: `${server.url}/`, scan_type: 'fast', verdict: 'fail', exit_code: 1, error: null });
     expect(json.checks).toEqual([
-      { rule: 'expect-open', port: 22, state: 'open', outcome: 'pass', message: 'port 22 is open', from: 'policy' },
-      { rule: 'expect-open', port: 443, state: 'closed', outcome: 'fail', message: 'port 443 is closed, expected open', from: 'flag' },
-      { rule: 'expect-closed', port: 8080, state: 'open', outcome: 'fail', message: 'port 8080 is open, expected closed or filtered', from: 'policy' },
-      { rule: 'only-open', port: 5432, state: 'open', outcome: 'fail', message: 'port 5432 (postgresql) is open but not expected open', from: 'policy' },
+      { rule: 'expect-open', port: 22, state: 'open', outcome: 'pass', message: 'port 22 is open', from: 'policy', severity: null },
+      { rule: 'expect-open', port: 443, state: 'closed', outcome: 'fail', message: 'port 443 is closed, expected open', from: 'flag', severity: null },
+      {
+        rule: 'expect-closed',
+        port: 8080,
+        state: 'open',
+        outcome: 'fail',
+        message: 'port 8080 is open, expected closed or filtered',
+        from: 'policy',
+        severity: null,
+      },
+      {
+        rule: 'only-open',
+        port: 5432,
+        state: 'open',
+        outcome: 'fail',
+        message: 'port 5432 (postgresql) is open but not expected open',
+        from: 'policy',
+        severity: null,
+      },
     ]);
     const kept = await (await callerFetch(HOST)(`${server.url}/v1/fast`)).json();
     expect(json.result).toEqual(kept);
