@@ -55,7 +55,7 @@ describe('BSON', () => {
 
   it('refuses random bytes with BsonError only', () => {
     for (let seed = 1; seed < 500; seed++) {
-      const random = Buffer.alloc(40, 0).map((_, i) => (seed * 7919 + i * 104729) % 251);
+      const random = Buffer.from(Array.from({ length: 40 }, (_, i) => (seed * 7919 + i * 104729) % 251));
       random.writeInt32LE(40, 0);
       random[39] = 0;
       try {
