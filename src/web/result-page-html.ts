@@ -1,9 +1,13 @@
 // The pages of the no-JavaScript path: a scan's state, refreshed by the
 // browser itself (a meta refresh, which the CSP allows) until it ends, then
-// its result; and the page of a refused start.
+// its result (with each open port's severity and facts, and the changes
+// since the last scan, when the server has them); and the page of a refused
+// start.
 import type { Port } from '../api/port.js';
 import type { ScanResult } from '../api/scan-result.js';
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
+import type { SeverityLevel } from '../api/severity-levels.js';
+import { changesWords, NO_SEVERITY, portFactLines, SEVERITY_MARKS } from './exposure-words.js';
 import { type Html, html } from './html.js';
 import { pageFrame } from './page-html.js';
 import { refusalWords } from './refusal-words.js';
@@ -20,22 +24,61 @@ function startForm(scanType: ScanType, label: string): Html {
   return html`<form method="post" action="/scan/${scanType}"><button type="submit">${label}</button></form>`;
 }
 
-function portRows(ports: readonly Port[], withBanner: boolean): Html {
+function severityMark(level: SeverityLevel): Html {
+  const { label, symbol } = SEVERITY_MARKS[level];
+  return html`<span class="severity severity-${level}"><span class="severity-symbol" aria-hidden="true">${symbol}</span> ${label}</span>`;
+}
+
+function portRows(ports: readonly Port[], withBanner: boolean, withSeverity = false): Html {
   return html`${ports.map(
     (port) =>
-      html`<tr><td>${port.port}</td><td>${port.service ?? 'unknown'}</td><td>${port.state}</td>${withBanner ? html`<td><code>${port.banner ?? ''}</code></td>` : ''}</tr>`,
+      html`<tr><td>${port.port}</td><td>${port.service ?? 'unknown'}</td><td>${port.state}</td>${withSeverity ? html`<td>${port.risk === undefined ? 'not rated' : severityMark(port.risk.severity)}</td>` : ''}${withBanner ? html`<td><code>${port.banner ?? ''}</code></td>` : ''}</tr>`,
   )}`;
+}
+
+/** Each open port the server rated or learned about: its severity, why, what to do, and its facts in words. */
+function exposure(ports: readonly Port[]): Html {
+  const known = ports.filter((port) => port.risk !== undefined || port.facts !== undefined);
+  if (known.length === 0) return html``;
+  return html`<section class="exposure" aria-labelledby="exposure-heading">
+<h2 id="exposure-heading">What the open ports expose</h2>
+${known.map((port) => {
+  const facts = portFactLines(port);
+  return html`<article class="exposure-port${port.risk === undefined ? '' : ` exposure-${port.risk.severity}`}" aria-labelledby="exposure-${port.port}" data-port="${port.port}">
+<h3 id="exposure-${port.port}">Port ${port.port}${port.service === null ? '' : ` (${port.service})`}${port.risk === undefined ? '' : html` ${severityMark(port.risk.severity)}`}</h3>
+${
+  port.risk === undefined
+    ? ''
+    : html`<p class="why">${port.risk.why}</p>
+<p class="fix"><strong>What to do:</strong> ${port.risk.fix}</p>`
+}
+${facts.length === 0 ? '' : html`<dl class="port-facts">${facts.map(({ term, text }) => html`<dt>${term}</dt><dd>${text}</dd>`)}</dl>`}
+</article>`;
+})}
+</section>`;
 }
 
 function findings(body: Extract<ScanResult, { ports_open: Port[] }>): Html {
   const total = SCAN_PROFILES[body.scan_type].ports.length;
   const closed = total - body.ports_open.length - body.ports_filtered.length;
-  return html`<table class="results">
+  const rated = body.ports_open.some((port) => port.risk !== undefined);
+  const highest =
+    body.severity === undefined
+      ? html``
+      : html`<p class="highest">Highest severity: ${body.severity === null ? NO_SEVERITY : severityMark(body.severity)}</p>
+`;
+  const changes =
+    body.changes === undefined || body.changes === null
+      ? html``
+      : html`<p class="changes">${changesWords(body.changes, TITLES[body.scan_type].toLowerCase(), utc)}</p>
+`;
+  return html`${highest}<table class="results">
 <caption>Open ports</caption>
-<thead><tr><th scope="col">Port</th><th scope="col">Service</th><th scope="col">State</th><th scope="col">Banner</th></tr></thead>
-<tbody>${body.ports_open.length > 0 ? portRows(body.ports_open, true) : html`<tr><td colspan="4">No open port.</td></tr>`}</tbody>
+<thead><tr><th scope="col">Port</th><th scope="col">Service</th><th scope="col">State</th>${rated ? html`<th scope="col">Severity</th>` : ''}<th scope="col">Banner</th></tr></thead>
+<tbody>${body.ports_open.length > 0 ? portRows(body.ports_open, true, rated) : html`<tr><td colspan="4">No open port.</td></tr>`}</tbody>
 </table>
-${
+${exposure(body.ports_open)}
+${changes}${
   body.ports_filtered.length > 0
     ? html`<table class="results"><caption>Filtered ports</caption><thead><tr><th scope="col">Port</th><th scope="col">Service</th><th scope="col">State</th></tr></thead><tbody>${portRows(body.ports_filtered, false)}</tbody></table>`
     : html`<p>No filtered port.</p>`

@@ -1,11 +1,15 @@
-// A finished scan as the page's accessible content: open ports with their
-// service and banner (text a scanned host chose: only ever textContent),
-// filtered ports, the closed count, duration, expiry and reverse DNS. An
+// A finished scan as the page's accessible content: the highest severity,
+// open ports with their service, severity and banner, what each exposes
+// (why, what to do, its facts in words; text a scanned host chose is only
+// ever textContent), filtered ports, the closed count, duration, expiry and
+// reverse DNS. A result without facts (interface 1.0) shows as before. An
 // incomplete scan is a warning first, never a clean result; a failed one
 // says why.
 import type { Port } from '../../api/port.js';
 import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result.js';
-import { el } from './dom.js';
+import type { SeverityLevel } from '../../api/severity-levels.js';
+import { NO_SEVERITY, portFactLines, SEVERITY_MARKS } from '../exposure-words.js';
+import { el, uniqueId } from './dom.js';
 
 const FAIL_WORDS: Readonly<Record<ScanResultFailed['fail_reason'], string>> = {
   interrupted: 'the service stopped before the scan ended',
@@ -13,10 +17,18 @@ const FAIL_WORDS: Readonly<Record<ScanResultFailed['fail_reason'], string>> = {
   scanner_error: 'a local error kept the scanner from running',
 };
 
+/** A severity as its symbol (hidden from screen readers) and its word. */
+export function severityMark(level: SeverityLevel): HTMLElement {
+  const { label, symbol } = SEVERITY_MARKS[level];
+  return el('span', `severity severity-${level}`, {}, el('span', 'severity-symbol', { 'aria-hidden': 'true' }, symbol), ` ${label}`);
+}
+
 function table(caption: string, ports: readonly Port[], withBanner: boolean): HTMLElement {
-  const headings = withBanner ? ['Port', 'Service', 'State', 'Banner'] : ['Port', 'Service', 'State'];
+  const withSeverity = withBanner && ports.some((port) => port.risk !== undefined);
+  const headings = ['Port', 'Service', 'State', ...(withSeverity ? ['Severity'] : []), ...(withBanner ? ['Banner'] : [])];
   const rows = ports.map((port) => {
     const cells = [el('td', '', {}, String(port.port)), el('td', '', {}, port.service ?? 'unknown'), el('td', '', {}, port.state)];
+    if (withSeverity) cells.push(el('td', '', {}, port.risk === undefined ? 'not rated' : severityMark(port.risk.severity)));
     if (withBanner) cells.push(el('td', 'banner-cell', {}, port.banner === null ? el('span', 'none', {}, 'none') : el('code', 'banner', {}, port.banner)));
     return el('tr', '', { 'data-port': String(port.port) }, ...cells);
   });
@@ -29,6 +41,37 @@ function table(caption: string, ports: readonly Port[], withBanner: boolean): HT
     el('tbody', '', {}, ...rows),
   );
   return el('div', 'table-wrap', { tabindex: '0', role: 'region', 'aria-label': caption }, results);
+}
+
+/** One open port the server rated or learned about: its severity, why, what to do, and its facts. */
+function exposedPort(port: Port): HTMLElement {
+  const headingId = uniqueId('exposure');
+  const heading = el('h4', '', { id: headingId }, `Port ${port.port}${port.service === null ? '' : ` (${port.service})`}`);
+  const parts: HTMLElement[] = [heading];
+  if (port.risk !== undefined) {
+    heading.append(' ', severityMark(port.risk.severity));
+    parts.push(el('p', 'why', {}, port.risk.why), el('p', 'fix', {}, el('strong', '', {}, 'What to do:'), ` ${port.risk.fix}`));
+  }
+  const facts = portFactLines(port);
+  if (facts.length > 0) parts.push(el('dl', 'port-facts', {}, ...facts.flatMap(({ term, text }) => [el('dt', '', {}, term), el('dd', '', {}, text)])));
+  const severityClass = port.risk === undefined ? '' : ` exposure-${port.risk.severity}`;
+  return el('article', `exposure-port${severityClass}`, { 'aria-labelledby': headingId, 'data-port': String(port.port) }, ...parts);
+}
+
+/** What the open ports expose, or nothing when the result has no facts. */
+function exposure(ports: readonly Port[], family: string): HTMLElement[] {
+  const known = ports.filter((port) => port.risk !== undefined || port.facts !== undefined);
+  if (known.length === 0) return [];
+  const headingId = uniqueId('exposure-heading');
+  return [
+    el(
+      'section',
+      'exposure',
+      { 'aria-labelledby': headingId },
+      el('h3', '', { id: headingId }, `What the open ports expose (${family})`),
+      ...known.map(exposedPort),
+    ),
+  ];
 }
 
 function fact(term: string, value: string): HTMLElement[] {
@@ -54,8 +97,11 @@ export function finishedView(result: ScanResultFinished, total: number, family: 
       ),
     );
   }
+  if (result.severity !== undefined)
+    parts.push(el('p', 'highest', {}, 'Highest severity: ', result.severity === null ? NO_SEVERITY : severityMark(result.severity)));
   const open = result.ports_open;
   parts.push(open.length > 0 ? table(`Open ports (${family})`, open, true) : el('p', 'no-open', {}, `No open port (${family}).`));
+  parts.push(...exposure(open, family));
   const filtered = result.ports_filtered;
   parts.push(filtered.length > 0 ? table(`Filtered ports (${family})`, filtered, false) : el('p', '', {}, 'No filtered port.'));
   const closed = total - open.length - filtered.length;

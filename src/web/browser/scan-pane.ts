@@ -1,11 +1,13 @@
 // One pane of the page: a scan of the caller over one address family,
 // through that family's origin. It reads the scan's stream and keeps its
 // parts in step: the live status, the port map (grid or canvas), the
-// results table, the changes since last time and the check snippet.
+// results table, the changes since last time (the server's, when it keeps
+// them; else what this browser remembers) and the check snippet.
 
 import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result.js';
 import type { ScanType } from '../../api/scan-type.js';
 import type { SseProgress, SseQueued } from '../../api/sse-events.js';
+import { changesWords, SEVERITY_MARKS } from '../exposure-words.js';
 import type { PageData, PaneFacts } from '../page-data.js';
 import { type Changes, compareAndRemember } from './changes.js';
 import { DeepMap } from './deep-map.js';
@@ -33,10 +35,7 @@ interface Flight {
 
 function changesText(changes: Changes | null, name: string, family: string): string {
   if (changes === null) return `This is the first ${name.toLowerCase()} over ${family} this browser remembers; the next one will be compared with it.`;
-  const since = `Since the ${name.toLowerCase()} of ${dateOf(changes.since)}`;
-  if (changes.newlyOpen.length === 0 && changes.newlyClosed.length === 0) return `${since}: no change.`;
-  const list = (ports: number[]) => (ports.length > 0 ? ports.join(', ') : 'none');
-  return `${since}: newly open: ${list(changes.newlyOpen)}; newly closed: ${list(changes.newlyClosed)}.`;
+  return changesWords({ since: changes.since, opened: changes.newlyOpen, closed: changes.newlyClosed, changed: [] }, name.toLowerCase(), dateOf);
 }
 
 export class ScanPane {
@@ -162,11 +161,15 @@ export class ScanPane {
     const total = flight.scanType === 'fast' ? this.data.fastPorts.length : 65535;
     this.results.replaceChildren(...finishedView(result, total, this.label));
     this.setState(result.status);
-    const summary = `${open.length} open, ${result.ports_filtered.length} filtered, in ${(result.duration_ms / 1000).toFixed(1)} s`;
+    const worst = result.severity === undefined || result.severity === null ? '' : `, highest severity ${SEVERITY_MARKS[result.severity].label}`;
+    const summary = `${open.length} open, ${result.ports_filtered.length} filtered${worst}, in ${(result.duration_ms / 1000).toFixed(1)} s`;
     this.live.say(result.status === 'complete' ? `${name} complete: ${summary}.` : `${name} INCOMPLETE: ${summary}; not every port was verified.`, true);
     if (result.ptr_record !== null && this.facts.family === this.data.family) byId('caller-ptr').textContent = `, reverse DNS ${result.ptr_record}`;
-    if (result.status === 'complete') {
-      this.changes.textContent = changesText(compareAndRemember(this.label, flight.scanType, open, result.completed_at), name, this.label);
+    const remembered = result.status === 'complete' ? compareAndRemember(this.label, flight.scanType, open, result.completed_at) : null;
+    if (result.changes !== undefined && result.changes !== null) {
+      this.changes.textContent = changesWords(result.changes, name.toLowerCase(), dateOf);
+    } else if (result.status === 'complete') {
+      this.changes.textContent = changesText(remembered, name, this.label);
     } else {
       this.changes.textContent = 'Not compared with the last scan: this one is incomplete.';
     }
