@@ -18,7 +18,8 @@ const nativeProject = { fileParallelism: false, testTimeout: 120_000, hookTimeou
 
 // Projects: pure logic (no compiler, no root; loopback at most), the real addon
 // against loopback and network-namespace hosts, the cluster, the real server,
-// the page in the system's Chromium against the real server, and the built
+// the page in the system's Chromium against the real server, the facts probes
+// against real and hostile servers on loopback, and the built
 // `selfscan check` client spawned against the real server.
 // The native files that scan run three times, once per readiness backend
 // (test/helpers/test-scanner.ts): epoll, poll, and kqueue over the
@@ -54,6 +55,9 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 60_000,
         },
+      },
+      {
+        test: { name: 'facts', include: ['test/facts/**/*.test.ts'], fileParallelism: false, testTimeout: 60_000, hookTimeout: 60_000 },
       },
       {
         test: {
