@@ -64,12 +64,34 @@ function openPorts(ports: readonly Port[]): string {
   return `${plural(ports.length, 'open port')} (${named}${more})`;
 }
 
+/** The worst open port's risk and what changed, as a sentence tail; empty when the result says neither. */
+function exposure(body: ScanResultFinished): string {
+  const parts: string[] = [];
+  const worst = body.ports_open.find((port) => port.risk?.severity === body.severity);
+  if (worst?.risk !== undefined && body.severity !== 'info') parts.push(`highest severity ${body.severity}: ${worst.risk.why} ${worst.risk.fix}`);
+  const { changes } = body;
+  if (changes != null && changes.opened.length + changes.closed.length + changes.changed.length > 0) {
+    const since = new Date(changes.since * 1000).toISOString();
+    const listed = (ports: readonly number[], what: string) => (ports.length === 0 ? [] : [`${what} ${ports.join(', ')}`]);
+    const said = [
+      ...listed(changes.opened, 'opened'),
+      ...listed(changes.closed, 'closed'),
+      ...listed(
+        changes.changed.map((change) => change.port),
+        'changed',
+      ),
+    ];
+    parts.push(`since the scan of ${since}: ${said.join('; ')}.`);
+  }
+  return parts.length === 0 ? '' : ` ${parts.join(' ')}`;
+}
+
 function finishedMessage(body: ScanResultFinished): string {
   const what = `${openPorts(body.ports_open)}, ${body.ports_filtered.length === 0 ? 'none' : body.ports_filtered.length} filtered`;
-  if (body.status === 'complete') return `Scan of ${body.ip} complete: ${what}.`;
+  if (body.status === 'complete') return `Scan of ${body.ip} complete: ${what}.${exposure(body)}`;
   return (
     `Scan of ${body.ip} incomplete (out of time after ${body.chunks_complete} of ${body.total_chunks} chunks): ` +
-    `${what} so far, a partial result; call ${toolName(body.scan_type)} with rescan: true to try again.`
+    `${what} so far, a partial result; call ${toolName(body.scan_type)} with rescan: true to try again.${exposure(body)}`
   );
 }
 

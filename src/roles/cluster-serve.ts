@@ -21,6 +21,7 @@ import { startClusterSweep } from '../redis/cluster-sweep.js';
 import { ClusterWatchers } from '../redis/cluster-watchers.js';
 import { FinishJobs } from '../redis/finish-jobs.js';
 import { bullmqConnection, commandConnection } from '../redis/redis-connection.js';
+import { RedisFingerprints } from '../redis/redis-fingerprints.js';
 import { RedisRateLimitStore } from '../redis/redis-rate-limit-store.js';
 import { RedisResultStore } from '../redis/redis-result-store.js';
 import { RedisScanBook } from '../redis/redis-scan-book.js';
@@ -35,6 +36,7 @@ import { ScanLifecycle } from '../scan/scan-lifecycle.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
 import { openClusterWebhooks } from './cluster-webhooks.js';
+import { factsStage, scanExposure } from './exposure-parts.js';
 import type { RunningServer, ServeDependencies } from './running-server.js';
 
 /** Chunks one scanner node scans at once, when concurrency.deep is not set. */
@@ -66,7 +68,11 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   if (scan) {
     const native = deps.scanner ?? (await import('../native/scanner.js')).createScanner({ poller: config.scanner.poller });
     const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
-    scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, logger }, bullmq());
+    const examine = factsStage(config);
+    scanner = new ScannerNode(
+      { region: scannerRegion, scanner: native, progress, dispatch, concurrency, examine, lookupPtr: createPtrLookup(config.dns), logger },
+      bullmq(),
+    );
     const announced = announceScanner(redis, scannerRegion, (error) => logger.warn({ err: error }, 'scanner heartbeat failed'));
     closers.push(
       () => announced.stop(),
@@ -89,14 +95,16 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
       logger,
       work: true,
     });
-    const finisher = new ScanFinisher({ ends: progress, store, webhooks, clock, logger });
+    const fingerprints = new RedisFingerprints(redis);
+    const exposure = scanExposure(config, fingerprints, logger);
+    const finisher = new ScanFinisher({ ends: progress, store, webhooks, exposure, clock, logger });
     const finishWorker = new FinishJobs({ progress, finisher, lookupPtr: createPtrLookup(config.dns) }).work(bullmq());
     const regions = new ScannerRegions(redis, role === 'all' ? [scannerRegion] : regionList);
     const book = new RedisScanBook(new RedisScanStarts(redis), progress, watchers);
     const work = new ChunkWork({ regions, dispatch, window: config.chunkWindow, budgetMs });
     const scans = new ScanLifecycle({ book, work, clock, logger });
     const stopSweep = startClusterSweep({ store, progress, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
-    const stopExpiry = startExpirySweep(store, clock, logger);
+    const stopExpiry = startExpirySweep({ results: store, fingerprints }, clock, logger);
     const rateLimits = deps.rateLimits ?? new RedisRateLimitStore(redis);
     api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger });
     closers.push(

@@ -2,6 +2,7 @@
 // memory book, and the scanner role, sharing an in-memory queue and event
 // bus; ends are stored in the store before they are announced.
 import type { ScanType } from '../api/scan-type.js';
+import type { ScanExposure } from '../exposure/scan-exposure.js';
 import { InProcessScanEvents } from '../memory/in-process-scan-events.js';
 import { LocalScanEnds } from '../memory/local-scan-ends.js';
 import { MemoryScanBook } from '../memory/memory-scan-book.js';
@@ -21,6 +22,8 @@ export interface LocalScansOptions extends Omit<ScanningOptions, 'queue' | 'even
   webhooks: ScanFinisherOptions['webhooks'];
   /** Scans of each type running at once; the rest wait in line. */
   concurrency: Readonly<Record<ScanType, number>>;
+  /** The finisher's rating and change tracking; absent: neither. */
+  exposure?: ScanExposure;
 }
 
 export interface LocalScans {
@@ -49,7 +52,7 @@ export function openLocalScans(options: LocalScansOptions): LocalScans {
     scanFinished: (record: ScanRecord) =>
       options.webhooks.scanFinished(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not queue webhooks')),
   };
-  const finisher = new ScanFinisher({ ends: new LocalScanEnds(writer, events, logger), store, webhooks, clock, logger });
+  const finisher = new ScanFinisher({ ends: new LocalScanEnds(writer, events, logger), store, webhooks, exposure: options.exposure, clock, logger });
   const scanning = startScanning({ ...options, queue, events, writer, finisher });
   return {
     service,

@@ -1,13 +1,14 @@
 // `selfscan serve` without --redis: every role in one process, the composition root of the
 // default deployment. Scans run on the native scanner through an in-memory
-// queue and event bus; results, rate-limit state, webhooks owed and the
-// signing key live in the data dir. Tests inject the scanner, store, rate limits or clock.
+// queue and event bus; results, fingerprints of past scans, rate-limit
+// state, webhooks owed and the signing key live in the data dir. Tests inject the scanner, store, rate limits or clock.
 import type { Logger } from 'pino';
 
 import { VERSION } from '../api/version.js';
 import type { Config } from '../config/config.js';
 import type { HealthCheck } from '../http/health.js';
 import { LmdbCheckpoints } from '../lmdb/lmdb-checkpoints.js';
+import { openLmdbFingerprints } from '../lmdb/lmdb-fingerprints.js';
 import { LmdbOutbox } from '../lmdb/lmdb-outbox.js';
 import { LmdbRateLimitStore } from '../lmdb/lmdb-rate-limit-store.js';
 import { openLmdbStore } from '../lmdb/lmdb-store.js';
@@ -18,6 +19,7 @@ import { recoverUnfinished } from '../scan/scan-recovery.js';
 import { SigningKey } from '../webhook/signing-key.js';
 import { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
+import { factsStage, scanExposure } from './exposure-parts.js';
 import { openLocalScans } from './local-scans.js';
 import type { RunningServer, ServeDependencies } from './running-server.js';
 
@@ -35,7 +37,8 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   };
   const store = deps.store ?? (await openLmdbStore(config.dataDir));
   const checkpoints = await LmdbCheckpoints.open(config.dataDir);
-  const stopSweep = startExpirySweep(store, clock, logger);
+  const fingerprints = await openLmdbFingerprints(config.dataDir, clock);
+  const stopSweep = startExpirySweep({ results: store, fingerprints }, clock, logger);
   const key = await SigningKey.open(config.dataDir);
   const { allowPrivateCallbacks } = config;
   const attempt = { key, userAgent: `selfscan/${VERSION}`, allowPrivateCallbacks, timeoutSeconds: config.webhooks.timeoutSeconds, logger };
@@ -51,6 +54,8 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
     lookupPtr: createPtrLookup(config.dns),
     checkpoints,
     webhooks,
+    examine: factsStage(config),
+    exposure: scanExposure(config, fingerprints, logger),
   });
   // Before requests can start scans (webhooks hear of the ends of scans taken up).
   await recoverUnfinished(store, checkpoints, (record) => scans.resume(record), logger);
@@ -85,6 +90,7 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
         api.close();
         await webhooks.close();
         await checkpoints.close();
+        await fingerprints.close();
         await ownRateLimits?.close();
         await store.close();
         logger.info({ event: 'stopped' }, 'selfscan stopped');

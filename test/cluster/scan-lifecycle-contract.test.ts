@@ -4,8 +4,8 @@
 // API node and one scanner node on a redis-server of this file's own. Both
 // must take a scan from POST to its stored result, join concurrent starts
 // into one scan streamed to every watcher, resume a stream after
-// Last-Event-ID without gaps or repeats, and owe each registering POST one
-// webhook with the same result.
+// Last-Event-ID without gaps or repeats, learn facts and changes, and owe
+// each registering POST one webhook with the same result.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,6 +142,28 @@ describe.each(DEPLOYMENTS)('scan lifecycle contract: %s', (_, deploy) => {
     expect(rest.some((event) => event.name === 'scan:queued')).toBe(false);
     expect(rest.at(-1)).toMatchObject({ name: 'scan:complete' });
     expect((rest.at(-1)!.data.ports_open as { port: number }[]).map((p) => p.port)).toContain(20022);
+  }, 60_000);
+
+  it('learns facts where the scan ran, rates each open port, and names the ports opened since the last scan', async () => {
+    const { ip, headers } = await caller([3306]);
+    const page = await listenOn(ip, [8080], 'HTTP/1.0 200 OK\r\nServer: contract/1\r\n\r\n<title>Contract page</title>');
+    closers.push(() => page.close());
+    const scan = async () => {
+      expect((await fetch(`${deployment.api.url}/v1/fast`, { method: 'POST', headers })).status).toBe(200);
+      return finalResult(deployment, '/v1/fast', headers);
+    };
+    const first = await scan();
+    expect(first).toMatchObject({ severity: 'high', changes: null });
+    expect(first.ports_open).toMatchObject([
+      { port: 3306, risk: { severity: 'high' } },
+      { port: 8080, facts: { http: { status: 200, server: 'contract/1', title: 'Contract page' } }, risk: { severity: 'info' } },
+    ]);
+    const opened = await listenOn(ip, [5432]);
+    closers.push(() => opened.close());
+    const second = await scan();
+    expect(second.changes).toStrictEqual({ since: first.completed_at, opened: [5432], closed: [], changed: [] });
+    await eventually(() => logged(deployment, 'scan_finished', ip).length === 2, 5000, 'both scan_finished lines');
+    expect(logged(deployment, 'scan_finished', ip)[1]).toMatchObject({ severity: 'high', opened: 1, closed: 0 });
   }, 60_000);
 
   it('owes each registering POST one signed webhook with the stored result', async () => {
