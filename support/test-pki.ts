@@ -135,7 +135,14 @@ function caConfig(dir: string): string {
 
 function leafExtensions(options: IssueOptions): string {
   const sans = (options.sans ?? []).map((san) => (san.includes(':') ? san : /^\d+\.\d+\.\d+\.\d+$/.test(san) ? `IP:${san}` : `DNS:${san}`));
-  const lines = ['[leaf]', `basicConstraints = ${options.selfSigned ? 'CA:TRUE' : 'CA:FALSE'}`, 'subjectKeyIdentifier = hash'];
+  // As a server certificate is made, self-signed ones too: no keyCertSign.
+  const lines = [
+    '[leaf]',
+    'basicConstraints = CA:FALSE',
+    'keyUsage = critical, digitalSignature',
+    'extendedKeyUsage = serverAuth',
+    'subjectKeyIdentifier = hash',
+  ];
   if (sans.length > 0) lines.push(`subjectAltName = ${sans.join(',')}`);
   return `${lines.join('\n')}\n`;
 }

@@ -18,7 +18,7 @@ export function hostHeader(target: Pick<ProbeTarget, 'ip' | 'port'>, ptr: string
 }
 
 /** A GET of `path` that asks the server to close when done. */
-export function getRequest(path: string, host: string): string {
+function getRequest(path: string, host: string): string {
   return `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: selfscan\r\nAccept: */*\r\nConnection: close\r\n\r\n`;
 }
 

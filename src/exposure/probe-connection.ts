@@ -14,7 +14,7 @@ export const REPLY_FLOOR_MS = 200;
 /** A reply may take this many connect times. */
 export const REPLY_CONNECT_TIMES = 4;
 /** Longest wait for a TCP connect. */
-export const CONNECT_TIMEOUT_MS = 3000;
+const CONNECT_TIMEOUT_MS = 3000;
 /** Most bytes read from one connection. */
 export const MAX_READ_BYTES = 64 * 1024;
 

@@ -116,11 +116,15 @@ export function subjectAltNames(text: string | undefined): string[] {
   return names;
 }
 
-/** Issued by its own subject and signed by its own key. */
+/**
+ * Issued by its own subject and signed by its own key. Not checkIssued: it
+ * also wants the key usage of a CA, which a self-signed server certificate
+ * rarely has.
+ */
 function selfSigned(cert: PeerCertificate): boolean {
   try {
     const x509 = new X509Certificate(cert.raw);
-    return x509.checkIssued(x509) && x509.verify(x509.publicKey);
+    return x509.issuer === x509.subject && x509.verify(x509.publicKey);
   } catch {
     return false;
   }

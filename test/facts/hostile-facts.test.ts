@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Port } from '../../src/api/port.js';
 import { gatherFacts } from '../../src/exposure/gather-facts.js';
-import { REPLY_FLOOR_MS } from '../../src/exposure/probe-connection.js';
+import { MAX_READ_BYTES, REPLY_FLOOR_MS } from '../../src/exposure/probe-connection.js';
 import { createTestPki } from '../../support/test-pki.js';
 import { listenRaw, type RawListener } from '../helpers/raw-listener.js';
 
@@ -65,6 +65,10 @@ beforeAll(async () => {
       socket.write(`HTTP/1.1 200 OK\r\nServer: ${'S'.repeat(10_000)}\r\nContent-Length: ${TEN_MB + 15}\r\n\r\n<title>`);
       socket.end(`${'\x01\u00e9A'.repeat(TEN_MB / 4)}${'A'.repeat(TEN_MB - (TEN_MB / 4) * 3)}</title>`);
     }),
+  );
+  // A title that starts only after the first 64 KiB.
+  await add(8081, (socket) =>
+    socket.once('data', () => socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${MAX_READ_BYTES + 30}\r\n\r\n${' '.repeat(MAX_READ_BYTES)}<title>late</title>`)),
   );
   // Binary garbage at once and on every request, on ports every access probe runs on.
   for (const port of [6379, 11211, 27017, 9200]) {
@@ -123,6 +127,12 @@ describe('each hostile server alone', () => {
     expect(port.facts?.http?.title).toBe('..A'.repeat(67).slice(0, 200));
     expectSmallAndPrintable(port);
     expect(ms).toBeLessThan(800);
+  });
+
+  it('reads no more than 64 KiB of a connection: a title after them is not seen', async () => {
+    const port = open(8081, 'HTTP/1.1 200 OK');
+    await timed([port]);
+    expect(port.facts?.http).toMatchObject({ status: 200, title: null });
   });
 
   it('binary garbage on the Redis, Memcached, MongoDB and Elasticsearch ports: no facts, no crash', async () => {

@@ -2,12 +2,16 @@
 // (trusted, self-signed, expired, about to expire, for another name), on
 // ports where nobody would look for TLS, and the risk each one gets.
 import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Port } from '../../src/api/port.js';
 import { gatherFacts } from '../../src/exposure/gather-facts.js';
+import { systemTrustRoots } from '../../src/exposure/trust-roots.js';
 import { createTestPki, type Issued, type TestPki } from '../../support/test-pki.js';
 
 const IP = '127.26.1.1';
@@ -94,6 +98,25 @@ describe('a certificate from a trusted CA, for the PTR name, on port 4443', () =
   it('asks GET / over the same TLS and reads the page', async () => {
     const port = await factsOf(4443);
     expect(port.facts?.http).toEqual({ tls: true, status: 200, server: 'tiny-tls/1.0', title: 'Welcome & hello', location: null, hsts: false });
+  });
+
+  it('is trusted by default when NODE_EXTRA_CA_CERTS names the CA, as Node does, besides the system bundle', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'selfscan-extra-ca-'));
+    const before = process.env.NODE_EXTRA_CA_CERTS;
+    try {
+      writeFileSync(join(dir, 'extra.pem'), pki.caPem);
+      process.env.NODE_EXTRA_CA_CERTS = join(dir, 'extra.pem'); // read once, on first use: this file's first default call
+      const found = open(4443);
+      await gatherFacts(IP, [found], { ptr: PTR });
+      expect(found.facts?.tls?.trusted).toBe(true);
+      const roots = systemTrustRoots();
+      expect(roots.length).toBeGreaterThan(50); // Debian's bundle (or Node's own)
+      expect(roots.at(-1)).toBe(pki.caPem.trim());
+    } finally {
+      if (before === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+      else process.env.NODE_EXTRA_CA_CERTS = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('is not trusted by a CA store without the test CA, and rates that low', async () => {
