@@ -5,7 +5,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type Server, type TLSSocket } from 'node:tls';
+import { createServer, type Server, type TLSSocket, type TlsOptions } from 'node:tls';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -23,8 +23,8 @@ const servers: Server[] = [];
 const seenNames = new Map<number, string | false | null>();
 
 /** A TLS server on IP:port with `issued`, answering each request with `answers[path]` (a whole HTTP response). */
-async function serveTls(port: number, issued: Issued, answers: Record<string, string> = {}): Promise<void> {
-  const server = createServer({ cert: issued.cert, key: issued.key }, (socket: TLSSocket) => {
+async function serveTls(port: number, issued: Issued, answers: Record<string, string> = {}, options: TlsOptions = {}): Promise<void> {
+  const server = createServer({ cert: issued.cert, key: issued.key, ...options }, (socket: TLSSocket) => {
     seenNames.set(port, socket.servername);
     socket.on('error', () => {});
     socket.once('data', (request: Buffer) => {
@@ -64,6 +64,7 @@ beforeAll(async () => {
   await serveTls(9443, certs.expired);
   await serveTls(10443, certs.soon);
   await serveTls(11443, certs.otherName);
+  await serveTls(4444, certs.trusted, {}, { minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' });
   await serveTls(2376, certs.trusted, { '/version': 'HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n{"ApiVersion":"1.43","Version":"24.0.7"}  ' });
 });
 
@@ -169,6 +170,11 @@ it('finds a certificate for another name than the PTR name: trusted, but rated l
   const port = await factsOf(11443);
   expect(port.facts?.tls).toMatchObject({ name_matches: false, trusted: true, subject_cn: 'other.test', sans: ['other.test', 'www.other.test'] });
   expect(port.risk).toMatchObject({ severity: 'low', why: expect.stringContaining(`not valid for ${PTR}`) });
+});
+
+it('still reads a server that speaks only TLS 1.0', async () => {
+  const port = await factsOf(4444);
+  expect(port.facts?.tls).toMatchObject({ version: 'TLSv1', trusted: true, subject_cn: PTR });
 });
 
 it('asks the Docker API for its version over TLS, and rates it critical when it answers', async () => {
