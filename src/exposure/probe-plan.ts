@@ -12,7 +12,7 @@ export interface ProbePlan {
   tls: boolean;
   /** A plain-HTTP `GET /` (Elasticsearch is recognised from its answer). */
   http: boolean;
-  /** A plain-HTTP `GET /version` (the Docker Engine API). */
+  /** A plain-HTTP `GET /version` (the Docker Engine API; over TLS it follows the TLS probe). */
   docker: boolean;
   redis: boolean;
   memcached: boolean;
@@ -29,7 +29,8 @@ const MONGODB_BANNER = /MongoDB over HTTP/;
 
 /** Ports where an HTTP server is the usual listener, probed even when the sweep read no banner. */
 const HTTP_PORTS: ReadonlySet<number> = new Set([80, 81, 591, 2375, 3000, 5000, 8000, 8008, 8080, 8081, 8088, 8888, 9000, 9090, 9200]);
-const DOCKER_PORTS: ReadonlySet<number> = new Set([2375, 2376]);
+/** dockerd's cleartext port (2376, its TLS port, is the TLS probe's). */
+const DOCKER_PORT = 2375;
 const REDIS_PORTS: ReadonlySet<number> = new Set([6379]);
 const MEMCACHED_PORTS: ReadonlySet<number> = new Set([11211]);
 const MONGODB_PORTS: ReadonlySet<number> = new Set([27017, 27018, 27019]);
@@ -43,7 +44,7 @@ export function planProbes(port: Pick<Port, 'port' | 'banner'>): ProbePlan {
     ssh: banner.startsWith('SSH-'),
     tls: !CLEARTEXT_BANNER.test(banner),
     http,
-    docker: http || DOCKER_PORTS.has(port.port),
+    docker: http || port.port === DOCKER_PORT,
     redis: REDIS_PORTS.has(port.port) || REDIS_BANNER.test(banner),
     memcached: MEMCACHED_PORTS.has(port.port) || MEMCACHED_BANNER.test(banner),
     mongodb,

@@ -33,7 +33,8 @@ it('knows Memcached, MongoDB and Docker by their ports, MongoDB also by its HTTP
     tls: true,
     mongodb: true,
   });
-  expect(plan(2376, null)).toEqual({ ...none, tls: true, docker: true });
+  expect(plan(2375, null)).toEqual({ ...none, tls: true, http: true, docker: true });
+  expect(plan(2376, null)).toEqual({ ...none, tls: true }); // Docker over TLS follows the handshake
 });
 
 it('tries no TLS after a cleartext greeting', () => {
