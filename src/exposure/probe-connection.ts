@@ -91,7 +91,13 @@ export class ProbeConnection {
    */
   startTls(options: ConnectionOptions): Promise<TLSSocket | null> {
     if (this.#raw.destroyed) return Promise.resolve(null);
-    const secure = tlsConnect({ ...options, socket: this.#raw });
+    let secure: TLSSocket;
+    try {
+      secure = tlsConnect({ ...options, socket: this.#raw });
+    } catch {
+      this.close();
+      return Promise.resolve(null);
+    }
     secure.on('error', () => {});
     this.#stream = secure;
     return new Promise((resolve) => {
@@ -121,6 +127,13 @@ export class ProbeConnection {
     const stream = this.#stream;
     if (stream.destroyed) return Promise.resolve(Buffer.alloc(0));
     const buffer = Buffer.allocUnsafe(MAX_READ_BYTES - this.#received);
+    const whole = (received: Buffer) => {
+      try {
+        return enough(received);
+      } catch {
+        return true; // a check that cannot read the bytes: nothing more to wait for
+      }
+    };
     let length = 0;
     return new Promise((resolve) => {
       let done = false;
@@ -141,7 +154,7 @@ export class ProbeConnection {
         if (length >= buffer.length) {
           finish();
           this.close(); // the budget is spent: read no more
-        } else if (enough(buffer.subarray(0, length))) finish();
+        } else if (whole(buffer.subarray(0, length))) finish();
       };
       const timer = setTimeout(finish, this.replyWaitMs);
       stream.on('data', onData);
