@@ -3,6 +3,7 @@
 // and a deep-scan host with 200 (TLS, HTTP, SSH banners and silent ones,
 // fifty of each). Every listener is a real server.
 import { createServer as createHttpServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
@@ -39,10 +40,15 @@ function listen(server: Server | ReturnType<typeof createTlsServer>, host: strin
 export async function startBenchHosts(): Promise<BenchHosts> {
   const pki = createTestPki();
   const { cert, key } = pki.issue({ cn: 'bench.test', sans: ['bench.test'] });
-  const closers: (() => Promise<unknown> | void)[] = [() => pki.close()];
+  const closers: (() => unknown)[] = [() => pki.close()];
   const servers: (Server | ReturnType<typeof createTlsServer>)[] = [];
+  const sockets = new Set<Socket>();
   const page = (server: Server | ReturnType<typeof createTlsServer>) => {
     servers.push(server);
+    server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
     return server;
   };
   const httpServer = () => page(createHttpServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE)));
@@ -59,15 +65,21 @@ export async function startBenchHosts(): Promise<BenchHosts> {
     banners.push(await listenOn(DEEP_HOST, deepPorts.slice(2 * DEEP_EACH, 3 * DEEP_EACH), SSH_BANNER));
     banners.push(await listenOn(DEEP_HOST, deepPorts.slice(3 * DEEP_EACH)));
     closers.push(...banners.map((listeners) => () => listeners.close()));
-    closers.push(() => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))));
+    closers.push(() => closeServers(servers, sockets));
     return { deepPorts, close: () => closeAll(closers) };
   } catch (error) {
-    closers.push(() => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))));
+    closers.push(() => closeServers(servers, sockets));
     await closeAll(closers);
     throw error;
   }
 }
 
-async function closeAll(closers: readonly (() => Promise<unknown> | void)[]): Promise<void> {
+/** Closes `servers`, first cutting every connection still open (a probe's or a scan's), which close() would wait for. */
+function closeServers(servers: readonly (Server | ReturnType<typeof createTlsServer>)[], sockets: Set<Socket>): Promise<unknown> {
+  for (const socket of sockets) socket.destroy();
+  return Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+}
+
+async function closeAll(closers: readonly (() => unknown)[]): Promise<void> {
   for (const close of [...closers].reverse()) await close();
 }

@@ -17,7 +17,7 @@ import { finalBody } from './result-view.js';
 export const RESULT_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** How a scan went: the scanner's summary, its error, or a reason it never ran to the end. */
-export type ScanOutcome = { summary: Pick<ScanSummary, 'status'> & { durationMs?: number } } | { error: unknown } | { failReason: FailReason };
+export type ScanOutcome = { summary: Pick<ScanSummary, 'status'> } | { error: unknown } | { failReason: FailReason };
 
 const UNREACHABLE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH']);
 
@@ -67,7 +67,6 @@ export class ScanFinisher {
 export function settleRecord(record: ScanRecord, outcome: ScanOutcome, ptrRecord: string | null, now: number, logger: Logger): void {
   if ('summary' in outcome && outcome.summary.status !== 'cancelled') {
     record.status = outcome.summary.status;
-    record.durationMs = outcome.summary.durationMs ?? null;
   } else {
     record.status = 'failed';
     record.failReason = 'failReason' in outcome ? outcome.failReason : 'error' in outcome ? failReasonOf(outcome.error, logger) : 'interrupted';
@@ -77,7 +76,7 @@ export function settleRecord(record: ScanRecord, outcome: ScanOutcome, ptrRecord
   record.ptrRecord = ptrRecord;
   record.completedAt = now;
   record.expiresAt = record.completedAt + RESULT_TTL_MS;
-  record.durationMs ??= record.completedAt - (record.startedAt ?? record.queuedAt);
+  record.durationMs = record.completedAt - (record.startedAt ?? record.queuedAt);
 }
 
 /** The one log line of every scan. */

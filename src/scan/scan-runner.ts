@@ -109,7 +109,8 @@ export class ScanRunner {
       const run: Run = { record, indexes: saved.size === 0 ? null : left, checkpoints, ptr, counted: Promise.resolve(), uncounted: 0 };
       outcome = await this.sweep(run, Math.ceil(budgetLeftMs));
       await run.counted;
-      if (resumed && 'summary' in outcome) outcome = { summary: { status: outcome.summary.status } }; // its duration: since startedAt
+      // Its duration runs from startedAt to its end, the facts stage included, not just the sweep's.
+      if ('summary' in outcome) outcome = { summary: { status: outcome.summary.status } };
     }
     await this.options.finisher.finish(record, outcome, await ptr);
     checkpoints?.forget(record.id).catch((error: unknown) => logger.warn({ err: error, scanId: record.id }, 'could not forget scan checkpoints'));

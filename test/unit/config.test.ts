@@ -27,6 +27,8 @@ const SAMPLES: Record<string, [string, unknown]> = {
   'scanBudgetSeconds.deep': ['900.5', 900.5],
   'scanner.poller': ['poll', 'poll'],
   drainSeconds: ['10', 10],
+  'exposure.facts': ['0', false],
+  'exposure.fingerprintDays': ['7', 7],
   'dns.servers': ['127.0.0.1:5353, 192.0.2.53', ['127.0.0.1:5353', '192.0.2.53']],
   'dns.timeoutMs': ['500', 500],
   'limits.edge.max': ['0', 0],

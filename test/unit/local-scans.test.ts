@@ -80,7 +80,7 @@ describe('local scans', () => {
       ports_filtered: [{ port: 23, state: 'filtered', service: 'telnet', banner: null }],
       service_banners: { '22': 'SSH-2.0-x', '25': '220 mail' },
       ptr_record: 'host.example.net',
-      duration_ms: 4321,
+      duration_ms: 5000, // from its start to its end by the clock, not the sweep's own 4321
       completed_at: Math.floor(now() / 1000),
       expires_at: Math.floor(now() / 1000) + 86400,
     });
@@ -141,11 +141,12 @@ describe('local scans', () => {
   });
 
   it('learns eta_seconds from finished scans', async () => {
-    const { scanner, open } = setup({ concurrency: 1 });
+    const { scanner, open, advance } = setup({ concurrency: 1 });
     const { service } = open();
     await service.start('203.0.113.1', 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
-    scanner.scans[0]!.complete('complete', 3000);
+    advance(3000);
+    scanner.scans[0]!.complete();
     await flush();
     expect((await service.start('203.0.113.2', 'fast', 'v1')).body.eta_seconds).toBe(3);
     expect((await service.start('203.0.113.3', 'fast', 'v1')).body.eta_seconds).toBe(6);
