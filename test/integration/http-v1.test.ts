@@ -42,9 +42,9 @@ describe('POST then GET /v1/fast', () => {
     expect(body).toEqual(result);
     expect(body.status).toBe('complete');
     expect(body.ports_open).toEqual([
-      { port: 8443, state: 'open', service: 'pcsync-https', banner: 'HELLO-selfscan' },
-      { port: 9200, state: 'open', service: 'wap-wsp', banner: 'HELLO-selfscan' },
-    ]);
+      { port: 8443, state: 'open', service: 'pcsync-https', banner: 'HELLO-selfscan', risk: expect.objectContaining({ severity: 'info' }) },
+      { port: 9200, state: 'open', service: 'wap-wsp', banner: 'HELLO-selfscan', risk: expect.objectContaining({ severity: 'info' }) },
+    ]); // a greeting no probe knows: rated, no facts
     expect(body.ports_filtered).toEqual([]);
     expect(body.service_banners).toEqual({ '8443': 'HELLO-selfscan', '9200': 'HELLO-selfscan' });
     expect(body.expires_at).toBe((body.completed_at as number) + 86400);

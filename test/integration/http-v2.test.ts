@@ -11,6 +11,9 @@ import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { validateResponse, validateSseEvent } from '../../support/openapi-validator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
+/** What the facts stage reads from this file's SSH banner. */
+const SSH_FACTS = { protocol: '2.0', software: 'streamtest', comment: null };
+
 let server: TestServer;
 let listeners: Listeners;
 
@@ -68,8 +71,15 @@ describe('GET /v2/fast and /v2/deep', () => {
     const last = events.at(-1)!.data;
     expect(last).toMatchObject({ ip: '127.0.0.21', status: 'complete' });
     expect(last.ports_open).toEqual([
-      { port: 22, state: 'open', service: 'ssh', banner: 'SSH-2.0-streamtest' },
-      { port: 2375, state: 'open', service: 'docker', banner: 'SSH-2.0-streamtest' },
+      { port: 22, state: 'open', service: 'ssh', banner: 'SSH-2.0-streamtest', facts: { ssh: SSH_FACTS }, risk: expect.objectContaining({ severity: 'info' }) },
+      {
+        port: 2375,
+        state: 'open',
+        service: 'docker',
+        banner: 'SSH-2.0-streamtest',
+        facts: { ssh: SSH_FACTS },
+        risk: expect.objectContaining({ severity: 'info' }),
+      },
     ]);
     const finalProgress = events.filter((e) => e.name === 'scan:progress').at(-1)!.data;
     expect(finalProgress).toMatchObject({ chunks_complete: 4, total_chunks: 4 });

@@ -134,8 +134,8 @@ describe('MCP at /mcp', () => {
     const done = await pollTool(mcp, 'fast');
     expect(done.status).toBe('complete');
     expect(done.ports_open).toEqual([
-      { port: 8443, state: 'open', service: 'pcsync-https', banner: 'HELLO-selfscan' },
-      { port: 9200, state: 'open', service: 'wap-wsp', banner: 'HELLO-selfscan' },
+      { port: 8443, state: 'open', service: 'pcsync-https', banner: 'HELLO-selfscan', risk: expect.objectContaining({ severity: 'info' }) },
+      { port: 9200, state: 'open', service: 'wap-wsp', banner: 'HELLO-selfscan', risk: expect.objectContaining({ severity: 'info' }) },
     ]);
     expect(done.message).toBe('Scan of 127.0.0.71 complete: 2 open ports (8443 pcsync-https, 9200 wap-wsp), none filtered.');
     expect(done).not.toHaveProperty('poll_after_seconds');
