@@ -3,8 +3,9 @@
 // or high, remote desktops, file shares and databases are high, cleartext
 // logins medium, a certificate that lapsed or will lapse soon raises a TLS
 // port. Every rule that applies is weighed; the worst one speaks.
+import { ACCESS_SERVICE_NAMES } from '../api/access-service-names.js';
 import type { Port } from '../api/port.js';
-import type { AccessFacts, AccessService, PortRisk, TlsFacts } from '../api/port-facts.js';
+import type { AccessFacts, PortRisk, TlsFacts } from '../api/port-facts.js';
 import { severityRank } from '../api/severity-levels.js';
 
 /** A certificate with fewer days left than this raises its port to medium. */
@@ -24,14 +25,6 @@ const BY_PORT: ReadonlyMap<number, (port: number) => PortRisk> = new Map([
   [1433, (port) => database(port, 'Microsoft SQL Server')],
   [1521, (port) => database(port, 'Oracle')],
 ]);
-
-const ACCESS_NAMES: Readonly<Record<AccessService, string>> = {
-  redis: 'Redis',
-  mongodb: 'MongoDB',
-  elasticsearch: 'Elasticsearch',
-  memcached: 'Memcached',
-  docker: 'The Docker Engine API',
-};
 
 /** The severity of open `port` from what is known of it. */
 export function assessPort(port: Port): PortRisk {
@@ -53,7 +46,7 @@ export function assessPort(port: Port): PortRisk {
 }
 
 function accessRisk(port: number, access: AccessFacts): PortRisk {
-  const name = ACCESS_NAMES[access.service];
+  const name = ACCESS_SERVICE_NAMES[access.service];
   if (access.auth_required) {
     return {
       severity: 'medium',

@@ -5,8 +5,9 @@
 // no-JavaScript pages; each escapes the words its own way (textContent, the
 // html template), since titles, banners and certificate names come from the
 // scanned host. No DOM, no Node, no zod: the browser bundle imports it.
+import { ACCESS_SERVICE_NAMES } from '../api/access-service-names.js';
 import type { Port } from '../api/port.js';
-import type { AccessFacts, AccessService, HttpFacts, SshFacts, TlsFacts } from '../api/port-facts.js';
+import type { AccessFacts, HttpFacts, SshFacts, TlsFacts } from '../api/port-facts.js';
 import type { ScanChanges } from '../api/scan-changes.js';
 import type { SeverityLevel } from '../api/severity-levels.js';
 
@@ -30,14 +31,6 @@ export interface FactLine {
   term: string;
   text: string;
 }
-
-const ACCESS_NAMES: Readonly<Record<AccessService, string>> = {
-  redis: 'Redis',
-  mongodb: 'MongoDB',
-  elasticsearch: 'Elasticsearch',
-  memcached: 'Memcached',
-  docker: 'The Docker Engine API',
-};
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -77,7 +70,7 @@ function sshText(ssh: SshFacts): string {
 }
 
 function accessText(access: AccessFacts): string {
-  const name = ACCESS_NAMES[access.service];
+  const name = ACCESS_SERVICE_NAMES[access.service];
   const answer = access.auth_required ? `${name} asks for a password` : `${name} answers without a password`;
   return `${answer} (${access.evidence})${access.version === null ? '' : `; version ${access.version}`}`;
 }

@@ -6,14 +6,12 @@
 // do and facts; a second scan after a port opened shows the server's
 // changes. exposure-rendering.test.ts covers every field from hand-made
 // results.
-import { createServer, type Server } from 'node:tls';
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { type ExposedHost, startExposedHost } from '../../support/exposed-host.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
-import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
-import { createTestPki, type TestPki } from '../../support/test-pki.js';
 import { axeViolations, browserPerFile, screenshot, watchedPage } from '../helpers/browser.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -21,28 +19,16 @@ import type { TestServer } from '../helpers/test-server.js';
 const CALLER = '127.26.2.30';
 const session = browserPerFile();
 let server: TestServer;
-let redis: RedisServer;
-let pki: TestPki;
-let tls: Server;
+let exposed: ExposedHost | undefined;
 let later: Listeners | undefined;
 
 beforeAll(async () => {
   server = await startPageServer();
-  redis = await startRedisServer({ tcp: { host: CALLER, port: 6379 } });
-  pki = createTestPki();
-  const { cert, key } = pki.issue({ cn: 'soon.test', sans: ['soon.test'], days: 3 });
-  tls = createServer({ cert, key }, (socket) => {
-    socket.on('error', () => {});
-    socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'));
-  });
-  tls.on('tlsClientError', () => {});
-  await new Promise<void>((resolve, reject) => tls.once('error', reject).listen(443, CALLER, resolve));
+  exposed = await startExposedHost(CALLER);
 });
 afterAll(async () => {
   await later?.close();
-  await new Promise((resolve) => tls?.close(resolve));
-  await redis?.close();
-  pki?.close();
+  await exposed?.close();
   await server?.close();
 });
 

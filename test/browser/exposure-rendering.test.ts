@@ -17,6 +17,7 @@ import { renderResultPage } from '../../src/web/result-page-html.js';
 import { loadWebAssets } from '../../src/web/web-assets.js';
 import { axeViolations, browserPerFile, screenshot, watchedPage } from '../helpers/browser.js';
 import { asCaller, startPageServer } from '../helpers/page-caller.js';
+import { tlsFacts } from '../helpers/tls-facts.js';
 
 const session = browserPerFile();
 const { cleanups } = session;
@@ -44,20 +45,7 @@ const https: Port = {
   service: 'https',
   banner: null,
   facts: {
-    tls: {
-      version: 'TLSv1.3',
-      cipher: 'TLS_AES_256_GCM_SHA384',
-      sni: 'web.test',
-      subject_cn: 'web.test',
-      sans: ['web.test'],
-      issuer: 'selfscan test CA',
-      not_after: COMPLETED + 3 * DAY,
-      days_left: 3,
-      self_signed: false,
-      trusted: false,
-      name_matches: false,
-      sha256: 'b'.repeat(64),
-    },
+    tls: tlsFacts({ not_after: COMPLETED + 3 * DAY, days_left: 3, trusted: false, name_matches: false, sha256: 'b'.repeat(64) }),
     http: { tls: true, status: 302, server: '"><b>nginx</b>', title: HOSTILE_TITLE, location: 'https://web.test/login', hsts: false },
   },
   risk: {

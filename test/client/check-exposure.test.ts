@@ -9,14 +9,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:tls';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { SECURITY_SEVERITY_SCORE } from '../../src/api/severity-levels.js';
+import { type ExposedHost, startExposedHost } from '../../support/exposed-host.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
-import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
-import { createTestPki, type TestPki } from '../../support/test-pki.js';
 import { runCheck } from '../helpers/check-cli.js';
 import { sarifErrors } from '../helpers/sarif-validator.js';
 import { parseXml, type XmlElement } from '../helpers/strict-xml.js';
@@ -24,29 +22,17 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const HOST = '127.26.2.20';
 let server: TestServer;
-let redis: RedisServer;
-let pki: TestPki;
-let tls: Server;
+let exposed: ExposedHost | undefined;
 let later: Listeners | undefined;
 const out = mkdtempSync(join(tmpdir(), 'selfscan-check-exposure-'));
 
 beforeAll(async () => {
   server = await startTestServer();
-  redis = await startRedisServer({ tcp: { host: HOST, port: 6379 } });
-  pki = createTestPki();
-  const { cert, key } = pki.issue({ cn: 'soon.test', sans: ['soon.test'], days: 3 });
-  tls = createServer({ cert, key }, (socket) => {
-    socket.on('error', () => {});
-    socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'));
-  });
-  tls.on('tlsClientError', () => {});
-  await new Promise<void>((resolve, reject) => tls.once('error', reject).listen(443, HOST, resolve));
+  exposed = await startExposedHost(HOST);
 });
 afterAll(async () => {
   await later?.close();
-  await new Promise((resolve) => tls?.close(resolve));
-  await redis?.close();
-  pki?.close();
+  await exposed?.close();
   await server?.close();
   rmSync(out, { recursive: true, force: true });
 });

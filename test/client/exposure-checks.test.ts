@@ -21,6 +21,7 @@ import { textReport } from '../../src/client/report-text.js';
 import { UsageError } from '../../src/client/usage-error.js';
 import { sarifErrors } from '../helpers/sarif-validator.js';
 import { parseXml, type XmlElement } from '../helpers/strict-xml.js';
+import { tlsFacts } from '../helpers/tls-facts.js';
 
 const work = mkdtempSync(join(tmpdir(), 'selfscan-exposure-checks-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -46,20 +47,7 @@ const https = (daysLeft: number): Port => ({
   service: 'https',
   banner: null,
   facts: {
-    tls: {
-      version: 'TLSv1.3',
-      cipher: 'TLS_AES_256_GCM_SHA384',
-      sni: null,
-      subject_cn: 'web.test',
-      sans: ['web.test'],
-      issuer: 'selfscan test CA',
-      not_after: NOW + daysLeft * DAY,
-      days_left: daysLeft,
-      self_signed: false,
-      trusted: false,
-      name_matches: null,
-      sha256: 'a'.repeat(64),
-    },
+    tls: tlsFacts({ sni: null, not_after: NOW + daysLeft * DAY, days_left: daysLeft, trusted: false, name_matches: null }),
   },
   risk:
     daysLeft < 14

@@ -4,28 +4,13 @@ import { describe, expect, it } from 'vitest';
 import type { Port } from '../../src/api/port.js';
 import type { AccessFacts, TlsFacts } from '../../src/api/port-facts.js';
 import { assessPort } from '../../src/exposure/severity-table.js';
+import { tlsFacts } from '../helpers/tls-facts.js';
 
 const open = (port: number, facts?: Port['facts']): Port => ({ port, state: 'open', service: null, banner: null, facts });
 const access = (service: AccessFacts['service'], auth_required: boolean): Port['facts'] => ({
   access: { service, auth_required, version: null, evidence: 'x' },
 });
-const tls = (changes: Partial<TlsFacts>): Port['facts'] => ({
-  tls: {
-    version: 'TLSv1.3',
-    cipher: 'TLS_AES_256_GCM_SHA384',
-    sni: 'host.example',
-    subject_cn: 'host.example',
-    sans: ['host.example'],
-    issuer: 'R3',
-    not_after: 0,
-    days_left: 60,
-    self_signed: false,
-    trusted: true,
-    name_matches: true,
-    sha256: 'a'.repeat(64),
-    ...changes,
-  },
-});
+const tls = (changes: Partial<TlsFacts>): Port['facts'] => ({ tls: tlsFacts(changes) });
 
 describe('assessPort', () => {
   it('rates control APIs and data stores that serve anyone critical and high, and asking for a password medium', () => {
