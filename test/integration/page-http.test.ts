@@ -193,8 +193,9 @@ describe('the page without JavaScript', () => {
       'the result page stops refreshing',
     );
     expect(page).toContain('Complete.');
-    expect(page).toContain('<td>22</td><td>ssh</td><td>open</td><td><code>&lt;script&gt;alert(1)&lt;/script&gt;</code></td>');
-    expect(page).toContain('<td>8080</td><td>http-alt</td><td>open</td>');
+    const info = '<td><span class="severity severity-info"><span class="severity-symbol" aria-hidden="true">○</span> Info</span></td>';
+    expect(page).toContain(`<td>22</td><td>ssh</td><td>open</td>${info}<td><code>&lt;script&gt;alert(1)&lt;/script&gt;</code></td>`);
+    expect(page).toContain(`<td>8080</td><td>http-alt</td><td>open</td>${info}`);
     expect(page).toContain('30 of 32 ports');
     expect(page).not.toContain('<script>alert(1)');
     expect(server.logs.find((l) => l.event === 'scan_queued' && l.ip === '127.0.0.71')).toMatchObject({ origin: 'page' });
