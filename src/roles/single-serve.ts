@@ -38,6 +38,8 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   const store = deps.store ?? (await openLmdbStore(config.dataDir));
   const checkpoints = await LmdbCheckpoints.open(config.dataDir);
   const fingerprints = await openLmdbFingerprints(config.dataDir, clock);
+  // Retention 0 keeps none: those kept before it was set go now, not at their time.
+  if (config.exposure.fingerprintDays === 0) await fingerprints.deleteExpired(Number.POSITIVE_INFINITY);
   const stopSweep = startExpirySweep({ results: store, fingerprints }, clock, logger);
   const key = await SigningKey.open(config.dataDir);
   const { allowPrivateCallbacks } = config;

@@ -3,10 +3,15 @@
 // what listens and rates it, a later scan names the port that opened (in
 // the result, the webhook and the MCP tool's answer) and the one that
 // closed; the settings turn facts and fingerprints off.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { openLmdbFingerprints } from '../../src/lmdb/lmdb-fingerprints.js';
+import { systemClock } from '../../src/model/clock.js';
 import { callerFetch, pollUntilFinal } from '../../support/callers.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { connectMcp } from '../../support/mcp-client.js';
@@ -16,6 +21,7 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const TARGET = '127.26.9.1';
 const OTHER_TARGET = '127.26.9.2';
+const THIRD_TARGET = '127.26.9.3';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -103,5 +109,27 @@ describe('exposure through the server', () => {
       expect(result).not.toHaveProperty('severity');
       expect(result).not.toHaveProperty('changes');
     }
+  });
+
+  it('keeps a fingerprint of the last complete scan, and deletes those it kept when restarted with a retention of 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'selfscan-fingerprints-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const kept = async () => {
+      const fingerprints = await openLmdbFingerprints(dataDir, systemClock);
+      try {
+        return await fingerprints.get(THIRD_TARGET, 'fast');
+      } finally {
+        await fingerprints.close();
+      }
+    };
+    const first = await startTestServer({ dataDir });
+    const result = await fastScan(first, THIRD_TARGET);
+    await first.close();
+    const fingerprint = await kept();
+    expect(fingerprint?.ports).toStrictEqual([]); // nothing listens there
+    expect(Math.floor(fingerprint!.completedAt / 1000)).toBe(result.completed_at);
+    const second = await startTestServer({ dataDir, exposure: { facts: true, fingerprintDays: 0 } });
+    await second.close();
+    expect(await kept()).toBeNull();
   });
 });
