@@ -174,7 +174,10 @@ export class ScanPane {
       this.changes.textContent = 'Not compared with the last scan: this one is incomplete.';
     }
     this.changes.hidden = false;
-    this.snippets.setCheck(this.label, checkSnippet(this.facts.origin || window.location.origin, flight.scanType === 'deep', open, this.label));
+    this.snippets.setCheck(
+      this.label,
+      checkSnippet(this.facts.origin || window.location.origin, flight.scanType === 'deep', open, this.label, result.severity),
+    );
   }
 
   private onFailed(flight: Flight, result: ScanResultFailed): void {

@@ -1,6 +1,7 @@
 // The same scans from a shell or an agent, built from the origin the page
 // (or a pane) is served at: curl for v1 and v2, the MCP client config and,
 // after a result, the `selfscan check` command that enforces what was found.
+import type { SeverityLevel } from '../../api/severity-levels.js';
 import { byId, el } from './dom.js';
 
 export interface Snippet {
@@ -17,13 +18,19 @@ export function baseSnippets(origin: string): Snippet[] {
   ];
 }
 
-/** The command that fails when the open ports differ from `open` (a check for CI or cron). */
-export function checkSnippet(origin: string, deep: boolean, open: readonly number[], family: string): Snippet {
+/**
+ * The command that fails when the open ports differ from `open` (a check
+ * for CI or cron) and, when the server rated them (`severity`, the
+ * highest), when one becomes riskier than that.
+ */
+export function checkSnippet(origin: string, deep: boolean, open: readonly number[], family: string, severity?: SeverityLevel | null): Snippet {
   const args = ['npx selfscan-check', '--server', origin];
   if (deep) args.push('--deep');
   if (open.length > 0) args.push('--expect-open', [...open].sort((a, b) => a - b).join(','));
   args.push('--only-open');
-  return { title: `Keep it this way (${family}): fail when another port opens`, code: args.join(' ') };
+  const rated = severity !== undefined && severity !== null;
+  if (rated) args.push('--max-severity', severity);
+  return { title: `Keep it this way (${family}): fail when another port opens${rated ? ' or one gets riskier' : ''}`, code: args.join(' ') };
 }
 
 function snippetElement({ title, code }: Snippet): HTMLElement {
