@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: installs the system tools the tests drive (nmap, ip, iptables,
-// redis-server: its package's own service is kept from starting; chromium
+// redis-server and memcached: their packages' own services are kept from
+// starting; chromium
 // for the page's browser tests; xmllint for the check client's JUnit;
 // libnetfilter-queue-dev for the path emulator of the netns hosts; objdump,
 // the arm64 cross compiler, qemu and the libraries of Debian's arm64 Node
@@ -40,6 +41,7 @@ const tools = unitOnly
       iptables: 'iptables',
       ip6tables: 'iptables',
       'redis-server': 'redis-server',
+      memcached: 'memcached',
       chromium: 'chromium',
       xmllint: 'libxml2-utils',
       objdump: 'binutils',
