@@ -123,6 +123,14 @@ export function validateResponse(method: string, path: string, status: number, b
   check([...media, 'schema'], body, `${method.toUpperCase()} ${path} ${status} (${mediaType})`);
 }
 
+// The scan shapes are compiled now, at import, not at a test's first check:
+// compiling them takes a few hundred milliseconds on a loaded machine, and a
+// first check made while a scan runs would stall this process's loopback
+// listeners past the scanner's banner wait (their greeting then never read).
+for (const scanType of ['fast', 'deep']) {
+  for (const method of ['GET', 'POST']) validatorAt([...responseLocation(method, `/v1/${scanType}`, 200), 'content', 'application/json', 'schema']);
+}
+
 /**
  * Throws an Error listing the schema violations when `data` (the parsed JSON
  * of the event's `data:` line) is not the payload the document's
