@@ -63,16 +63,15 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   const dispatch = new ChunkDispatch(bullmq);
   const budgetMs = { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 };
   const closers: (() => Promise<void> | void)[] = [];
+  // One resolver for the scanner side's facts stage and the API side's finish jobs.
+  const lookupPtr = createPtrLookup(config.dns);
 
   let scanner: ScannerNode | undefined;
   if (scan) {
     const native = deps.scanner ?? (await import('../native/scanner.js')).createScanner({ poller: config.scanner.poller });
     const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
     const examine = factsStage(config);
-    scanner = new ScannerNode(
-      { region: scannerRegion, scanner: native, progress, dispatch, concurrency, examine, lookupPtr: createPtrLookup(config.dns), logger },
-      bullmq(),
-    );
+    scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, examine, lookupPtr, logger }, bullmq());
     const announced = announceScanner(redis, scannerRegion, (error) => logger.warn({ err: error }, 'scanner heartbeat failed'));
     closers.push(
       () => announced.stop(),
@@ -98,7 +97,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     const fingerprints = new RedisFingerprints(redis);
     const exposure = scanExposure(config, fingerprints, logger);
     const finisher = new ScanFinisher({ ends: progress, store, webhooks, exposure, clock, logger });
-    const finishWorker = new FinishJobs({ progress, finisher, lookupPtr: createPtrLookup(config.dns) }).work(bullmq());
+    const finishWorker = new FinishJobs({ progress, finisher, lookupPtr }).work(bullmq());
     const regions = new ScannerRegions(redis, role === 'all' ? [scannerRegion] : regionList);
     const book = new RedisScanBook(new RedisScanStarts(redis), progress, watchers);
     const work = new ChunkWork({ regions, dispatch, window: config.chunkWindow, budgetMs });

@@ -1,9 +1,11 @@
 // The code a scanner process runs for each scan it is handed: the scanner
 // sweeps, each chunk's open ports pass the facts stage, chunks become
-// progress events, and the end is settled by the finisher. A deep scan's chunks are saved as they are verified, and a
-// chunk counts (in the record, in events) only once it is saved: a scan a
-// crash cut short resumes after a restart from what it had shown, scanning
-// only the chunks not yet verified.
+// progress events, and the end is settled by the finisher (its duration
+// from startedAt to its end, the facts stage included). A deep scan's
+// chunks are saved as they are verified, and a chunk counts (in the
+// record, in events) only once it is saved: a scan a crash cut short
+// resumes after a restart from what it had shown, scanning only the chunks
+// not yet verified.
 import type { Logger } from 'pino';
 
 import type { Port } from '../api/port.js';
@@ -109,8 +111,6 @@ export class ScanRunner {
       const run: Run = { record, indexes: saved.size === 0 ? null : left, checkpoints, ptr, counted: Promise.resolve(), uncounted: 0 };
       outcome = await this.sweep(run, Math.ceil(budgetLeftMs));
       await run.counted;
-      // Its duration runs from startedAt to its end, the facts stage included, not just the sweep's.
-      if ('summary' in outcome) outcome = { summary: { status: outcome.summary.status } };
     }
     await this.options.finisher.finish(record, outcome, await ptr);
     checkpoints?.forget(record.id).catch((error: unknown) => logger.warn({ err: error, scanId: record.id }, 'could not forget scan checkpoints'));
