@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 description of the HTTP interface (interface version
-// 1.1.0: 1.0.0 plus optional exposure fields), served at GET /openapi.json and used by the tests to check every
+// 1.2.0: 1.0.0 plus optional exposure fields and multi-region scans), served at GET /openapi.json and used by the tests to check every
 // response the server sends. Its schemas are generated from the zod
 // schemas; the paths, operations and prose are written here and beside it.
 import { components } from './openapi-components.js';
@@ -7,12 +7,12 @@ import { pagePaths } from './openapi-page-paths.js';
 import { paths, webhooks } from './openapi-paths.js';
 import { SCAN_PROFILES } from './scan-type.js';
 
-/** The OpenAPI 3.1.0 document of the service (interface version 1.1.0, a superset of 1.0.0). */
+/** The OpenAPI 3.1.0 document of the service (interface version 1.2.0, a superset of 1.0.0). */
 export const openApiDocument = {
   openapi: '3.1.0',
   info: {
     title: 'selfscan',
-    version: '1.1.0',
+    version: '1.2.0',
     summary: 'Tells a server which of its TCP ports the outside world can reach.',
     description: [
       'The scan target is always the public address the request comes from, taken from the connection. ' +
@@ -30,6 +30,12 @@ export const openApiDocument = {
         "(`risk`, and the scan's highest `severity`), and what changed since the last scan of the address (`changes`). " +
         'These fields are optional and additive: nothing a 1.0.0 client reads has changed. Probes are read-only and ' +
         'never log in.',
+      'Since 1.2.0, a cluster deployment can scan the caller from several regions at once: `regions=all` (every ' +
+        'region with a live scanner node) or `regions=NL,FR` on POST and GET of v1 and on v2. The target is still ' +
+        'only the caller: a region is where the scan looks from. The result keeps the union in `ports_open` and ' +
+        '`ports_filtered` and adds `regions`, each region’s own view (`vantages`) and the ports seen differently ' +
+        '(`differences`). Each region counts as one scan against the scan limits. An unknown region, or any ' +
+        '`regions` on a single-process server, is a 422 `invalid_regions`.',
       'No authentication. Every response carries the X-RateLimit-* headers of the per-IP edge limit (or, on a ' +
         '429, of the limit that refused); a refused request is a 429 with Retry-After. An operator who turns ' +
         'the edge limit off (max 0) gets responses without them. Every error is a JSON Error object.',

@@ -3,6 +3,7 @@
 import * as z from 'zod';
 
 import { chunksComplete, etaSeconds, inFlightStatus, scanIdentity, totalChunks } from './scan-fields.js';
+import { ScanRegions } from './vantages.js';
 
 /** A started scan; the chunk counters come both or neither (only when the request joined a scan in flight). */
 export const ScanQueued = z
@@ -12,6 +13,7 @@ export const ScanQueued = z
     eta_seconds: etaSeconds,
     chunks_complete: chunksComplete.optional(),
     total_chunks: totalChunks.optional(),
+    regions: ScanRegions.optional(),
   })
   .refine((body) => (body.chunks_complete === undefined) === (body.total_chunks === undefined), {
     message: 'chunks_complete and total_chunks come together',

@@ -7,6 +7,7 @@ import { FailReason } from './fail-reason.js';
 import { Severity } from './port-facts.js';
 import { ScanChanges } from './scan-changes.js';
 import { chunksComplete, count, etaSeconds, inFlightStatus, portList, queuePosition, scanIdentity, scanRegion, totalChunks } from './scan-fields.js';
+import { vantageFields, vantageProgressFields } from './vantages.js';
 
 /** No scan of this type exists for the address (or its result expired). */
 export const ScanResultNone = z
@@ -23,6 +24,7 @@ export const ScanResultInFlight = z
     chunks_complete: chunksComplete,
     total_chunks: totalChunks,
     eta_seconds: etaSeconds,
+    ...vantageProgressFields,
   })
   .meta({ description: 'A scan waiting or in progress.' });
 export type ScanResultInFlight = z.output<typeof ScanResultInFlight>;
@@ -49,6 +51,7 @@ const finishedFields = {
     description:
       'What changed since the last scan of this address and type; null when none is remembered (since 1.1; absent when the server keeps no fingerprints).',
   }),
+  ...vantageFields,
 };
 
 /** A finished scan of the whole port range. */
@@ -82,6 +85,7 @@ export const ScanResultFailed = z
     total_chunks: totalChunks,
     fail_reason: FailReason,
     region: scanRegion,
+    ...vantageFields,
   })
   .meta({ description: 'A scan that did not complete.' });
 export type ScanResultFailed = z.output<typeof ScanResultFailed>;

@@ -5,6 +5,7 @@ import * as z from 'zod';
 
 import { count, etaSeconds, portList } from './scan-fields.js';
 import { ScanResultFailed, ScanResultFinished, ScanResultInFlight } from './scan-result.js';
+import { RegionName } from './vantages.js';
 
 /** Payload of `scan:queued`: the in-flight state. */
 export const SseQueued = ScanResultInFlight.meta({
@@ -23,8 +24,9 @@ export const SseProgress = ScanResultInFlight.omit({ eta_seconds: true })
     filtered_count: count('Filtered ports found so far.'),
     chunk_index: z.int().min(0).optional().meta({
       description:
-        'The chunk whose ports were all just verified, counted from 0: deep chunk i covers ports i·1024+1 to (i+1)·1024 (the last ends at 65535); fast chunk i the i-th 8 of its 32 ports in probe order. Chunks finish out of order. Absent when the event reports no finished chunk (the scan started, or the stream resumed).',
+        'The chunk whose ports were all just verified, counted from 0: deep chunk i covers ports i·1024+1 to (i+1)·1024 (the last ends at 65535); fast chunk i the i-th 8 of its 32 ports in probe order. Chunks finish out of order. Absent when the event reports no finished chunk (the scan started, or the stream resumed). In a multi-region scan it counts within `region`.',
     }),
+    region: RegionName.optional().meta({ description: 'The region whose chunk `chunk_index` is (multi-region scans only, since 1.2).' }),
   })
   .meta({ description: 'Payload of `scan:progress`.' });
 export type SseProgress = z.output<typeof SseProgress>;

@@ -30,6 +30,7 @@ export class ScanExposure {
     if (assess) {
       // A port whose facts stage did not run (a chunk saved by an older version) is rated on what is known.
       for (const port of record.portsOpen) port.risk ??= assessPort(port);
+      for (const vantage of record.vantages ?? []) for (const port of vantage.portsOpen) port.risk ??= assessPort(port);
       record.severity = highestSeverity(record.portsOpen.map((port) => port.risk!.severity));
     }
     if (fingerprints === undefined) return null;

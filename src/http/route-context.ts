@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 
 import { type ErrorAnswer, errorAnswer } from '../api/api-error.js';
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Admission } from '../limits/admission.js';
 import { rateLimitHeaders } from '../limits/refusal.js';
@@ -82,8 +83,15 @@ export class RouteContext {
   }
 
   /** Starts or joins a scan of `ip` through every abuse control (and the webhook limit, for a start that registers one). */
-  startScan(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener, webhook?: WebhookIntent): Promise<StartResult> {
-    return guardedStart(this.options.admission, this.service, ip, scanType, origin, listener, webhook);
+  startScan(
+    ip: string,
+    scanType: ScanType,
+    origin: ScanOrigin,
+    listener?: ScanListener,
+    webhook?: WebhookIntent,
+    regionsAsked?: RegionsAsked,
+  ): Promise<StartResult> {
+    return guardedStart(this.options.admission, this.service, ip, scanType, origin, listener, webhook, regionsAsked);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import { isFinal } from '../model/scan-record.js';
 import type { Exchange, Headers } from './exchange.js';
+import { readRegionsParam, regionsAskedOf } from './regions-param.js';
 import type { Handler, RouteContext } from './route-context.js';
 
 interface EncodedBody {
@@ -32,11 +33,13 @@ export function registerV1(context: RouteContext, path: string, scanType: ScanTy
 
   app.post(path, (res, req) => {
     const callbackUrl = req.getHeader('x-callback-url'); // readable only now, before any await
+    const regionsParam = readRegionsParam(req);
     context.handle(res, req, 'POST', path, async (exchange, ip, headers) => {
+      const regionsAsked = regionsAskedOf(regionsParam);
       const invalid = callbackUrl === '' ? null : context.webhooks.refuseUrl(callbackUrl);
       if (invalid !== null) throw new ApiError('invalid_callback_url', invalid);
-      const started = await context.startScan(ip, scanType, 'v1', undefined, callbackUrl === '' ? 'no-webhook' : 'webhook');
-      if (callbackUrl !== '') await context.webhooks.register(started.scanId, ip, scanType, callbackUrl);
+      const started = await context.startScan(ip, scanType, 'v1', undefined, callbackUrl === '' ? 'no-webhook' : 'webhook', regionsAsked);
+      if (callbackUrl !== '') await context.webhooks.register(started.scanId, ip, scanType, callbackUrl, regionsAsked);
       await exchange.json('200 OK', started.body, headers);
       return '200';
     });
@@ -48,7 +51,13 @@ export function registerV1(context: RouteContext, path: string, scanType: ScanTy
     const known = service.resultInMemory(ip, scanType);
     return known !== undefined ? answerResult(exchange, headers, known) : service.result(ip, scanType).then((body) => answerResult(exchange, headers, body));
   };
-  context.get(path, (res, req) => context.handle(res, req, 'GET', path, getResult));
+  context.get(path, (res, req) => {
+    const regionsParam = readRegionsParam(req);
+    if (regionsParam === undefined) return context.handle(res, req, 'GET', path, getResult);
+    context.handle(res, req, 'GET', path, async (exchange, ip, headers) =>
+      answerResult(exchange, headers, await service.result(ip, scanType, regionsAskedOf(regionsParam))),
+    );
+  });
 }
 
 function answerResult(exchange: Exchange, headers: Headers, body: ScanResult): string | Promise<string> {

@@ -4,12 +4,14 @@
 // Last-Event-ID resumes the scan it watched: its state now, then newer
 // events, or the end it missed; it starts nothing while either exists.
 
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
 import { isFinalBody } from '../scan/result-view.js';
 import type { StreamEvent } from '../scan/scan-events.js';
 import type { Watch } from '../scan/scans.js';
 import { terminalEvent } from '../scan/stream-events.js';
 import type { Exchange, Headers } from './exchange.js';
+import { readRegionsParam, regionsAskedOf } from './regions-param.js';
 import type { RouteContext } from './route-context.js';
 import { SSE_HEADERS, SseStream } from './sse-stream.js';
 
@@ -27,13 +29,16 @@ export function registerV2(context: RouteContext, path: string, scanType: ScanTy
 
   app.get(path, (res, req) => {
     const lastEventId = lastEventIdOf(req.getHeader('last-event-id')); // readable only now, before any await
+    const regionsParam = readRegionsParam(req);
     context.handle(res, req, 'GET', path, async (exchange, ip, headers) => {
+      const regionsAsked = regionsAskedOf(regionsParam);
       // Events that arrive before the stream is open wait here.
       const early: StreamEvent[] = [];
       let stream: SseStream | undefined;
       const listener = (event: StreamEvent): void => void (stream ? stream.send(event) : early.push(event));
       const watch =
-        (lastEventId !== null && (await resume(context, ip, scanType, lastEventId, listener))) || (await context.startScan(ip, scanType, 'v2', listener));
+        (lastEventId !== null && (await resume(context, { ip, scanType, regionsAsked }, lastEventId, listener))) ||
+        (await context.startScan(ip, scanType, 'v2', listener, 'no-webhook', regionsAsked));
       return streamEvents(context, exchange, headers, watch, early, (opened) => (stream = opened));
     });
   });
@@ -48,14 +53,14 @@ export function registerV2(context: RouteContext, path: string, scanType: ScanTy
 /** The scan a reconnecting stream watched: still in flight, or its end from the kept result; null: start anew. */
 async function resume(
   context: RouteContext,
-  ip: string,
-  scanType: ScanType,
+  scan: { ip: string; scanType: ScanType; regionsAsked: RegionsAsked | undefined },
   lastEventId: number,
   listener: (event: StreamEvent) => void,
 ): Promise<Watch | null> {
-  const watching = await context.service.watch(ip, scanType, listener, lastEventId);
+  const { ip, scanType, regionsAsked } = scan;
+  const watching = await context.service.watch(ip, scanType, listener, lastEventId, regionsAsked);
   if (watching !== null) return watching;
-  const result = await context.service.result(ip, scanType);
+  const result = await context.service.result(ip, scanType, regionsAsked);
   return isFinalBody(result) ? { initial: [terminalEvent(result, lastEventId + 1)], unsubscribe: () => {} } : null;
 }
 

@@ -90,8 +90,13 @@ export class Admission {
     }
   }
 
-  /** The scan limits a new scan of `ip` is charged, and how their decisions are judged. */
-  admitScan(ip: string, scanType: ScanType, origin: ScanOrigin): ScanAdmit {
+  /**
+   * The scan limits a new scan of `ip` is charged, and how their decisions
+   * are judged. A scan from `scans` regions is charged as that many scans,
+   * all or none: each limit's allowance is spent `scans` times at once
+   * (a GCRA step `scans` intervals long), so Retry-After says when all fit.
+   */
+  admitScan(ip: string, scanType: ScanType, origin: ScanOrigin, scans = 1): ScanAdmit {
     const { limits, store, clock } = this.options;
     const asn = this.options.asn.asnOf(ip);
     const bucket = rateLimitBucket(ip, asn);
@@ -104,18 +109,20 @@ export class Admission {
             ['deepPerAsn', { key: `deep|${bucket}`, rule: limits.deepPerAsn }],
           ];
     const charged = named.filter(([, charge]) => active(charge.rule));
+    const spent = (rule: RateRule): RateRule => (scans === 1 ? rule : { ...rule, max: rule.max / scans });
     const judge = (decisions: readonly RateDecision[]): void => {
       const refused = decisions.findIndex((d) => !d.allowed);
       if (refused >= 0) {
         const [name, { rule }] = charged[refused]!;
         const decision = decisions[refused]!;
         const scope = name.endsWith('Asn') ? bucket : caller;
-        const reason = `${scanType} scans are limited to ${rule.max} per ${rule.windowSeconds} s for ${scope}; retry in ${decision.retryAfter} s`;
-        this.refuse(new Refusal('rate_limited', reason, decision), ip, scanType, origin, { asn, limit: name });
+        const regions = scans === 1 ? '' : ` (a scan from ${scans} regions counts as ${scans})`;
+        const reason = `${scanType} scans are limited to ${rule.max} per ${rule.windowSeconds} s for ${scope}${regions}; retry in ${decision.retryAfter} s`;
+        this.refuse(new Refusal('rate_limited', reason, { ...decision, limit: rule.max }), ip, scanType, origin, { asn, limit: name, scans });
       }
-      this.log.info({ event: 'scan_admitted', ip, asn, bucket, scanType, origin }, 'scan admitted');
+      this.log.info({ event: 'scan_admitted', ip, asn, bucket, scanType, origin, scans }, 'scan admitted');
     };
-    const charges = charged.map(([, charge]) => charge);
+    const charges = charged.map(([, { key, rule }]) => ({ key, rule: spent(rule) }));
     return { charges, judge, charge: async () => judge(await store.charge(charges, clock.now())) };
   }
 

@@ -7,9 +7,11 @@ import { McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 
 import { errorAnswer } from '../api/api-error.js';
-import type { ScanResult } from '../api/scan-result.js';
+import type { RegionsAsked } from '../api/regions-asked.js';
+import type { ScanResult, ScanResultInFlight } from '../api/scan-result.js';
 import { SCAN_PROFILES, SCAN_TYPES, type ScanType } from '../api/scan-type.js';
 import { VERSION } from '../api/version.js';
+import { regionsAskedOf } from '../http/regions-param.js';
 import type { RouteContext } from '../http/route-context.js';
 import type { StreamEvent } from '../scan/scan-events.js';
 import { memoiseJsonSchema } from './memoised-json-schema.js';
@@ -43,12 +45,19 @@ const INSTRUCTIONS =
 const scanToolInput = memoiseJsonSchema(
   z.strictObject({
     rescan: z.boolean().default(false).describe('Start a new scan even if an unexpired result exists. Default false.'),
+    regions: z
+      .string()
+      .optional()
+      .describe(
+        'Look from several regions at once (cluster deployments): `all`, or region names separated by commas (`NL,FR`). ' +
+          'The target is still only the caller; the result adds each region’s view and the ports seen differently. Each region counts as one scan against the limits.',
+      ),
   }),
 );
 
 type Settled = Exclude<ScanResult, { status: 'none' }>;
 
-const inFlight = (body: ScanResult): boolean => body.status === 'queued' || body.status === 'running';
+const inFlight = (body: ScanResult): body is ScanResultInFlight => body.status === 'queued' || body.status === 'running';
 
 /**
  * An MCP server whose tools scan `ip`, the caller of the request it serves
@@ -66,24 +75,33 @@ export function createScanServer(context: RouteContext, ip: string): McpServer {
         outputSchema: scanToolOutput,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       },
-      ({ rescan }, ctx) => callScanTool(context, ip, scanType, rescan, ctx),
+      ({ rescan, regions }, ctx) => callScanTool(context, { ip, scanType, regions }, rescan, ctx),
     );
   }
   return server;
 }
 
-async function callScanTool(context: RouteContext, ip: string, scanType: ScanType, rescan: boolean, ctx: ServerContext): Promise<ScanToolResult> {
+/** Whom a tool call scans (the caller), which type, and the regions it asked to look from. */
+interface ToolScan {
+  ip: string;
+  scanType: ScanType;
+  regions: string | undefined;
+}
+
+async function callScanTool(context: RouteContext, scan: ToolScan, rescan: boolean, ctx: ServerContext): Promise<ScanToolResult> {
   const { service } = context;
+  const { ip, scanType } = scan;
   try {
-    let state = await service.result(ip, scanType);
+    const regionsAsked = regionsAskedOf(scan.regions);
+    let state = await service.result(ip, scanType, regionsAsked);
     if (state.status === 'none' || (rescan && !inFlight(state))) {
-      await context.startScan(ip, scanType, 'mcp'); // joins a scan another request started meanwhile
-      state = await service.result(ip, scanType);
+      await context.startScan(ip, scanType, 'mcp', undefined, 'no-webhook', regionsAsked); // joins a scan another request started meanwhile
+      state = await service.result(ip, scanType, regionsAsked);
     }
     const progressToken = ctx.mcpReq._meta?.progressToken;
     if (progressToken !== undefined && inFlight(state)) {
-      await followScan(context, ip, scanType, ctx, progressToken);
-      state = await service.result(ip, scanType);
+      await followScan(context, { ip, scanType, regionsAsked }, state.total_chunks, ctx, progressToken);
+      state = await service.result(ip, scanType, regionsAsked);
     }
     return scanToolResult(settled(state));
   } catch (error) {
@@ -104,8 +122,13 @@ function settled(state: ScanResult): Settled {
  * chunks) as the scan advances, until it ends, PROGRESS_HOLD_MS pass or
  * the client goes away.
  */
-async function followScan(context: RouteContext, ip: string, scanType: ScanType, ctx: ServerContext, progressToken: string | number): Promise<void> {
-  const total = SCAN_PROFILES[scanType].totalChunks;
+async function followScan(
+  context: RouteContext,
+  scan: { ip: string; scanType: ScanType; regionsAsked: RegionsAsked | undefined },
+  total: number,
+  ctx: ServerContext,
+  progressToken: string | number,
+): Promise<void> {
   let reported = -1;
   const report = (done: number): void => {
     if (done <= reported) return; // progress must increase with every notification
@@ -121,10 +144,12 @@ async function followScan(context: RouteContext, ip: string, scanType: ScanType,
 
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const watching = await context.service.watch(ip, scanType, (event) => {
+  const { ip, scanType, regionsAsked } = scan;
+  const listener = (event: StreamEvent): void => {
     onEvent(event);
     if (event.terminal) stop();
-  });
+  };
+  const watching = await context.service.watch(ip, scanType, listener, undefined, regionsAsked);
   if (watching === null) return; // ended between the state read and now
   for (const event of watching.initial) onEvent(event);
   const timer = setTimeout(stop, PROGRESS_HOLD_MS);

@@ -4,7 +4,7 @@
 // hundreds of scans.
 
 import type { ScanType } from '../api/scan-type.js';
-import type { ScanRecord } from '../model/scan-record.js';
+import type { ScanPlace, ScanRecord } from '../model/scan-record.js';
 import type { ScanQueue, ScanWorker } from '../scan/scan-queue.js';
 
 /** Scans started in one turn of the event loop; more wait for the next. */
@@ -27,8 +27,11 @@ export class MemoryScanQueue implements ScanQueue {
     this.schedulePump(record.scanType);
   }
 
+  /** One process scans from one place: a multi-region request is refused before it gets here. */
+  readonly multiRegion = false;
+
   /** One process runs every scan itself. */
-  async place(): Promise<{ region?: string }> {
+  async place(): Promise<ScanPlace> {
     return {};
   }
 

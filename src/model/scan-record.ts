@@ -5,6 +5,7 @@ import type { Port } from '../api/port.js';
 import type { ScanChanges } from '../api/scan-changes.js';
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 import type { SeverityLevel } from '../api/severity-levels.js';
+import { newVantages, type VantageRecord } from './vantage-views.js';
 
 export type ScanStatus = 'queued' | 'running' | 'complete' | 'incomplete' | 'failed';
 export type FinalStatus = Extract<ScanStatus, 'complete' | 'incomplete' | 'failed'>;
@@ -34,6 +35,15 @@ export interface ScanRecord {
   /** The cluster region whose scanner nodes run it; absent in a single process. */
   region?: string;
   /**
+   * A multi-region scan's regions, sorted: each scans the whole range from
+   * its own scanner nodes (vantage-views.ts). Absent for a scan from one place.
+   */
+  regions?: string[];
+  /** What a multi-region scan was asked for (`all`, or the sorted list): its key beside (ip, scan type). */
+  regionsAsked?: string;
+  /** Each region's view of a multi-region scan. */
+  vantages?: VantageRecord[];
+  /**
    * When the scanner expects the scan to end (Unix ms), from its target's
    * path (the pace, the round trip and the path's loss) as of its last
    * finished chunk; absent until the target has answered.
@@ -52,6 +62,16 @@ export function pathEtaSeconds(record: ScanRecord, now: number): number | undefi
 
 export function isFinal(status: ScanStatus): status is FinalStatus {
   return status === 'complete' || status === 'incomplete' || status === 'failed';
+}
+
+/** Where a scan looks from: one region (or the one process), or several at once. */
+export type ScanPlace = { region?: string } | { regions: string[]; regionsAsked: string };
+
+/** Makes `record` (just queued) a scan from `place`: a multi-region scan has each region's chunks after the one before. */
+export function placeRecord(record: ScanRecord, place: ScanPlace): ScanRecord {
+  if (!('regions' in place)) return { ...record, ...place };
+  const { regions, regionsAsked } = place;
+  return { ...record, regions, regionsAsked, vantages: newVantages(regions, record.scanType), totalChunks: record.totalChunks * regions.length };
 }
 
 /** The record of a scan of (ip, scanType) just queued, as `id`, at `queuedAt` (Unix ms). */

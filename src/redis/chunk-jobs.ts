@@ -1,4 +1,6 @@
-// A scan's chunks as BullMQ jobs in its region's queue: a deep scan's 64
+// A scan's chunks as BullMQ jobs in its region's queue (a multi-region
+// scan's in each region's, each region's jobs numbered after the region
+// before it: vantage-views.ts): a deep scan's 64
 // chunks a job each, a fast scan's 4 chunks (32 ports) one job, as its
 // ports cost less than a job's round trips. At most `window` jobs of one
 // scan are queued or running at once across the cluster: the first ones
@@ -19,6 +21,8 @@ export interface ChunkJob {
   scanType: ScanType;
   /** The job's place in the scan: its chunks are index × CHUNKS_PER_JOB onwards. */
   index: number;
+  /** A multi-region scan's key beside (ip, scan type). */
+  regionsAsked?: string;
   /** Chunks of the scan in flight at once. */
   window: number;
   /** When the scan's time budget runs out (Unix ms). */
@@ -31,6 +35,12 @@ export interface FinishJob {
   scanId: string;
   ip: string;
   scanType: ScanType;
+  regionsAsked?: string;
+}
+
+/** The finish job of the scan `job` is part of. */
+export function finishOf({ scanId, ip, scanType, regionsAsked }: ChunkJob): FinishJob {
+  return { scanId, ip, scanType, ...(regionsAsked === undefined ? {} : { regionsAsked }) };
 }
 
 /** Chunks (of SCAN_PROFILES) one job scans, by scan type. */
@@ -39,11 +49,19 @@ export const CHUNKS_PER_JOB: Readonly<Record<ScanType, number>> = { fast: SCAN_P
 /** Jobs of a scan of `scanType`. */
 export const jobsOf = (scanType: ScanType): number => SCAN_PROFILES[scanType].totalChunks / CHUNKS_PER_JOB[scanType];
 
+/** Job `index` of a scan as the job `local` of its region's `first` to `end` (one past its last). */
+export function jobInRegion(scanType: ScanType, index: number): { local: number; first: number; end: number } {
+  const jobs = jobsOf(scanType);
+  const local = index % jobs;
+  return { local, first: index - local, end: index - local + jobs };
+}
+
 /** The ports job `index` of a `scanType` scan scans. */
 export function jobPorts(scanType: ScanType, index: number): readonly number[] {
   const { ports, chunkSize } = SCAN_PROFILES[scanType];
   const size = chunkSize * CHUNKS_PER_JOB[scanType];
-  return ports.slice(index * size, (index + 1) * size);
+  const { local } = jobInRegion(scanType, index);
+  return ports.slice(local * size, (local + 1) * size);
 }
 
 const chunkJobId = (scanId: string, index: number): string => `${scanId}-${index}`;
@@ -62,17 +80,28 @@ export class ChunkDispatch {
     this.finishQueue = new Queue(FINISH_QUEUE, { connection: connection(), prefix: QUEUE_PREFIX });
   }
 
-  /** Queues the first `window` chunks of a scan just started. */
-  async first(record: ScanRecord & { region: string }, window: number, deadline: number): Promise<void> {
-    const count = Math.min(window, jobsOf(record.scanType));
-    const jobs = Array.from({ length: count }, (_, index) => ({ scanId: record.id, ip: record.ip, scanType: record.scanType, index, window, deadline }));
-    await this.queue(record.region).addBulk(jobs.map((data) => ({ name: 'chunk', data, opts: this.chunkOptions(data) })));
+  /** Queues the first `window` chunks of a scan just started, in each of its regions. */
+  async first(record: ScanRecord, window: number, deadline: number): Promise<void> {
+    const regions = record.regions ?? (record.region === undefined ? [] : [record.region]);
+    if (regions.length === 0) throw new Error(`scan ${record.id} was not placed in a region`);
+    const { id: scanId, ip, scanType, regionsAsked } = record;
+    const perRegion = jobsOf(scanType);
+    const count = Math.min(window, perRegion);
+    await Promise.all(
+      regions.map((region, k) => {
+        const jobs = Array.from(
+          { length: count },
+          (_, i): ChunkJob => ({ scanId, ip, scanType, index: k * perRegion + i, window, deadline, ...(regionsAsked === undefined ? {} : { regionsAsked }) }),
+        );
+        return this.queue(region).addBulk(jobs.map((data) => ({ name: 'chunk', data, opts: this.chunkOptions(data) })));
+      }),
+    );
   }
 
   /** Queues the job `window` places after `done`, if the scan has one, with the timing `done` learned. */
   async next(region: string, done: ChunkJob, timing: LearnedTiming | undefined): Promise<void> {
     const index = done.index + done.window;
-    if (index >= jobsOf(done.scanType)) return;
+    if (index >= jobInRegion(done.scanType, done.index).end) return;
     const data: ChunkJob = { ...done, index, ...(timing === undefined ? {} : { timing }) };
     await this.queue(region).add('chunk', data, this.chunkOptions(data));
   }

@@ -2,8 +2,10 @@
 // its first chunk jobs queued there (chunk-jobs.ts) with its deadline. The
 // lines of the regions are BullMQ's: an API node does not know a scan's
 // place in them, so it says 0 and estimates as if the scan ran alone.
+
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
-import type { ScanRecord } from '../model/scan-record.js';
+import type { ScanPlace, ScanRecord } from '../model/scan-record.js';
 import type { ScanWork } from '../scan/scan-work.js';
 import type { ChunkDispatch } from './chunk-jobs.js';
 import { orUnavailable } from './redis-unavailable.js';
@@ -20,14 +22,17 @@ export interface ChunkWorkOptions {
 export class ChunkWork implements ScanWork {
   constructor(private readonly options: ChunkWorkOptions) {}
 
-  async place(): Promise<{ region: string }> {
-    return { region: await orUnavailable(this.options.regions.pick()) };
+  readonly multiRegion = true;
+
+  async place(regionsAsked?: RegionsAsked): Promise<ScanPlace> {
+    const { regions } = this.options;
+    if (regionsAsked === undefined) return { region: await orUnavailable(regions.pick()) };
+    return { regions: await orUnavailable(regions.resolve(regionsAsked)), regionsAsked };
   }
 
   dispatch(record: ScanRecord): Promise<void> {
     const { dispatch, window, budgetMs } = this.options;
-    if (record.region === undefined) throw new Error(`scan ${record.id} was not placed in a region`);
-    return orUnavailable(dispatch.first({ ...record, region: record.region }, window, record.queuedAt + budgetMs[record.scanType]));
+    return orUnavailable(dispatch.first(record, window, record.queuedAt + budgetMs[record.scanType]));
   }
 
   position(): number {

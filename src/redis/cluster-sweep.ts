@@ -34,8 +34,9 @@ export async function sweepOnce(options: ClusterSweepOptions): Promise<void> {
   const statuses = await progress.statuses(queued.map((record) => record.id));
   for (const [i, record] of queued.entries()) {
     const deadline = record.queuedAt + budgetMs[record.scanType];
-    if (now > deadline + DEADLINE_GRACE_MS) await dispatch.finish({ scanId: record.id, ip: record.ip, scanType: record.scanType });
-    else if (statuses[i] === 'queued' && record.region !== undefined) await dispatch.first({ ...record, region: record.region }, window, deadline);
+    const { id: scanId, ip, scanType, regionsAsked } = record;
+    if (now > deadline + DEADLINE_GRACE_MS) await dispatch.finish({ scanId, ip, scanType, ...(regionsAsked === undefined ? {} : { regionsAsked }) });
+    else if (statuses[i] === 'queued') await dispatch.first(record, window, deadline);
   }
 }
 

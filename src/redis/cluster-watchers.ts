@@ -20,6 +20,7 @@ import { parseScanEventMessage, type ScanEventMessage } from './scan-event-messa
 interface WatchedScan {
   ip: string;
   scanType: ScanType;
+  regionsAsked?: string;
   /** Null until the snapshot is read. */
   record: ScanRecord | null;
   seq: number;
@@ -63,10 +64,10 @@ export class ClusterWatchers {
    * each carries the number of the scan's last event, so a resume after it
    * misses nothing.
    */
-  async watch(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents): Promise<Watch | null> {
+  async watch(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents, regionsAsked?: string): Promise<Watch | null> {
     let scan = this.watched.get(scanId);
     if (scan === undefined) {
-      const created: WatchedScan = { ip, scanType, record: null, seq: 0, listeners: new Set(), early: [], loaded: Promise.resolve(false) };
+      const created: WatchedScan = { ip, scanType, regionsAsked, record: null, seq: 0, listeners: new Set(), early: [], loaded: Promise.resolve(false) };
       created.loaded = this.load(scanId, created);
       this.watched.set(scanId, (scan = created));
     }
@@ -99,7 +100,7 @@ export class ClusterWatchers {
   }
 
   private async load(scanId: string, scan: WatchedScan): Promise<boolean> {
-    const snapshot = await this.progress.snapshot(scanId, scan.ip, scan.scanType);
+    const snapshot = await this.progress.snapshot(scanId, scan.ip, scan.scanType, scan.regionsAsked);
     if (snapshot === null || snapshot.ended) {
       if (this.watched.get(scanId) === scan) this.watched.delete(scanId);
       return false;
@@ -137,7 +138,7 @@ export class ClusterWatchers {
       record.startedAt = message.startedAt;
       event = progressEvent(record, message.seq);
     } else {
-      applyChunks(record, [message.chunk]);
+      applyChunks(record, [[message.index, message.chunk]]);
       event = progressEvent(record, message.seq, message.chunk.complete ? message.index : undefined);
     }
     this.send(scanId, scan, event);
@@ -151,7 +152,7 @@ export class ClusterWatchers {
   private resync(): void {
     for (const [scanId, scan] of this.watched) {
       if (scan.record === null) continue;
-      this.progress.snapshot(scanId, scan.ip, scan.scanType).then(
+      this.progress.snapshot(scanId, scan.ip, scan.scanType, scan.regionsAsked).then(
         (snapshot) => {
           if (snapshot === null || snapshot.seq <= scan.seq || this.watched.get(scanId) !== scan) return;
           scan.record = snapshot.record;

@@ -30,7 +30,7 @@ export class FinishJobs {
   /** Ends scan `job.scanId` with what its chunks found, unless it has ended. */
   async run(job: FinishJob): Promise<void> {
     const { progress, finisher, lookupPtr } = this.options;
-    const snapshot = await progress.snapshot(job.scanId, job.ip, job.scanType);
+    const snapshot = await progress.snapshot(job.scanId, job.ip, job.scanType, job.regionsAsked);
     if (snapshot === null) return; // its record is gone or another scan's: nothing is owed
     const { record, chunks, ended } = snapshot;
     const ptr = ended ? null : await (lookupPtr?.(record.ip) ?? Promise.resolve(null));

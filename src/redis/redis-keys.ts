@@ -2,10 +2,13 @@
 // adapter that touches a key takes its name from here.
 import type { ScanType } from '../api/scan-type.js';
 
-/** The record of (scan type, ip). */
-export const resultKey = (scanType: ScanType, ip: string): string => `selfscan:result:${scanType}|${ip}`;
-/** The id of the scan in flight for (scan type, ip), while there is one. */
-export const inFlightKey = (scanType: ScanType, ip: string): string => `selfscan:inflight:${scanType}|${ip}`;
+/** (scan type, ip), and the regions a multi-region scan was asked for (its own key: it never joins a scan from one place). */
+const scanSubject = (scanType: ScanType, ip: string, regionsAsked?: string): string =>
+  regionsAsked === undefined ? `${scanType}|${ip}` : `${scanType}|${ip}|${regionsAsked}`;
+/** The record of (scan type, ip[, regions asked]). */
+export const resultKey = (scanType: ScanType, ip: string, regionsAsked?: string): string => `selfscan:result:${scanSubject(scanType, ip, regionsAsked)}`;
+/** The id of the scan in flight for (scan type, ip[, regions asked]), while there is one. */
+export const inFlightKey = (scanType: ScanType, ip: string, regionsAsked?: string): string => `selfscan:inflight:${scanSubject(scanType, ip, regionsAsked)}`;
 /** The fingerprint kept of an address's last complete scan of a type, expiring with its retention. */
 export const fingerprintKey = (scanType: ScanType, ip: string): string => `selfscan:fingerprint:${scanType}|${ip}`;
 /** The set of result keys whose records are still queued or running. */

@@ -29,7 +29,7 @@ export interface RedisOutboxOptions {
 }
 
 /** A registration as the value of its field in hooksKey(scanId). */
-type StoredRegistration = Pick<Registration, 'url' | 'ip' | 'scanType'>;
+type StoredRegistration = Pick<Registration, 'url' | 'ip' | 'scanType' | 'regionsAsked'>;
 
 export class RedisOutbox implements Outbox {
   private constructor(
@@ -57,9 +57,9 @@ export class RedisOutbox implements Outbox {
   }
 
   /** The field is the delivery id, its value what the key does not say (the format nodes of earlier versions wrote too). */
-  async register({ id, scanId, url, ip, scanType }: Registration): Promise<void> {
+  async register({ id, scanId, url, ip, scanType, regionsAsked }: Registration): Promise<void> {
     const key = hooksKey(scanId);
-    const value: StoredRegistration = { url, ip, scanType };
+    const value: StoredRegistration = { url, ip, scanType, regionsAsked };
     await this.options.redis.multi().hset(key, id, JSON.stringify(value)).expire(key, KEEP_SECONDS).exec();
   }
 

@@ -11,14 +11,14 @@ import { resultKey, UNFINISHED_KEY } from './redis-keys.js';
 export class RedisResultStore implements ResultStore {
   constructor(private readonly redis: Redis) {}
 
-  async get(ip: string, scanType: ScanType): Promise<ScanRecord | null> {
-    const text = await this.redis.get(resultKey(scanType, ip));
+  async get(ip: string, scanType: ScanType, regionsAsked?: string): Promise<ScanRecord | null> {
+    const text = await this.redis.get(resultKey(scanType, ip, regionsAsked));
     return text === null ? null : (JSON.parse(text) as ScanRecord);
   }
 
   /** Durable as far as the Redis primary's persistence settings make it. */
   async put(record: ScanRecord): Promise<void> {
-    const key = resultKey(record.scanType, record.ip);
+    const key = resultKey(record.scanType, record.ip, record.regionsAsked);
     const text = JSON.stringify(record);
     const write = this.redis.multi();
     if (record.expiresAt === null) write.set(key, text);

@@ -34,8 +34,8 @@ export class RedisScanBook implements ScanBook {
     );
   }
 
-  inFlight(ip: string, scanType: ScanType): Promise<string | null> {
-    return orUnavailable(this.progress.inFlight(ip, scanType));
+  inFlight(ip: string, scanType: ScanType, regionsAsked?: string): Promise<string | null> {
+    return orUnavailable(this.progress.inFlight(ip, scanType, regionsAsked));
   }
 
   /** Every answer comes from Redis: another node may have changed it. */
@@ -43,9 +43,9 @@ export class RedisScanBook implements ScanBook {
     return undefined;
   }
 
-  read(ip: string, scanType: ScanType): Promise<KnownScan | null> {
+  read(ip: string, scanType: ScanType, regionsAsked?: string): Promise<KnownScan | null> {
     return orUnavailable(
-      this.progress.current(ip, scanType).then((record): KnownScan | null => {
+      this.current(ip, scanType, regionsAsked).then((record): KnownScan | null => {
         if (record === null) return null;
         if (!isFinal(record.status)) return { inFlight: record };
         return { final: { body: finalBody(record), expiresAt: record.expiresAt } };
@@ -53,8 +53,16 @@ export class RedisScanBook implements ScanBook {
     );
   }
 
-  follow(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents): Promise<Watch | null> {
-    return orUnavailable(this.watchers.watch(scanId, ip, scanType, listener, first));
+  /** A multi-region scan in flight is read with its chunks, for each region's progress; any other in one round trip. */
+  private async current(ip: string, scanType: ScanType, regionsAsked?: string): Promise<ScanRecord | null> {
+    const { progress } = this;
+    const scanId = regionsAsked === undefined ? null : await progress.inFlight(ip, scanType, regionsAsked);
+    const snapshot = scanId === null ? null : await progress.snapshot(scanId, ip, scanType, regionsAsked);
+    return snapshot !== null && !snapshot.ended ? snapshot.record : progress.current(ip, scanType, regionsAsked);
+  }
+
+  follow(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents, regionsAsked?: string): Promise<Watch | null> {
+    return orUnavailable(this.watchers.watch(scanId, ip, scanType, listener, first, regionsAsked));
   }
 
   /** A cluster node hears only of the ends of the scans it streams: its estimates keep their defaults. */

@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import type { ScanResultFinal } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
+import { applyVantageChunk } from '../model/vantage-views.js';
 import type { ScanEnds } from '../scan/scan-finisher.js';
 import { defineLua } from './lua-scripts.js';
 import { chunksKey, EVENTS_CHANNEL, inFlightKey, resultKey, SCAN_STATE_TTL_MS, type ScanState, scanKey, UNFINISHED_KEY } from './redis-keys.js';
@@ -71,7 +72,8 @@ export class RedisScanProgress implements ScanEnds {
 
   /** Ends the scan with `record` (final, with expiresAt); false when it had ended already. */
   async end(record: ScanRecord, body: ScanResultFinal): Promise<boolean> {
-    const keys = [scanKey(record.id), chunksKey(record.id), resultKey(record.scanType, record.ip), UNFINISHED_KEY, inFlightKey(record.scanType, record.ip)];
+    const { scanType, ip, regionsAsked } = record;
+    const keys = [scanKey(record.id), chunksKey(record.id), resultKey(scanType, ip, regionsAsked), UNFINISHED_KEY, inFlightKey(scanType, ip, regionsAsked)];
     const args = [record.id, EVENTS_CHANNEL, JSON.stringify(record), record.expiresAt!, JSON.stringify(body), SCAN_STATE_TTL_MS];
     return (await this.commands.selfscanEnd(...keys, ...args)) > 0;
   }
@@ -86,13 +88,14 @@ export class RedisScanProgress implements ScanEnds {
   }
 
   /**
-   * The record of (ip, scanType) as a poll shows it, in one round trip: in
-   * flight (status and chunks complete, no port lists), final, or null.
+   * The record of (ip, scanType[, regions asked]) as a poll shows it, in
+   * one round trip: in flight (status and chunks complete, no port lists;
+   * a multi-region scan's regions need its chunks: snapshot), final, or null.
    */
-  async current(ip: string, scanType: ScanType): Promise<ScanRecord | null> {
+  async current(ip: string, scanType: ScanType, regionsAsked?: string): Promise<ScanRecord | null> {
     const [recordText, scanId, status, startedAt, complete, ended] = await this.commands.selfscanCurrent(
-      inFlightKey(scanType, ip),
-      resultKey(scanType, ip),
+      inFlightKey(scanType, ip, regionsAsked),
+      resultKey(scanType, ip, regionsAsked),
       scanKey(''),
     );
     const record = recordText === null || recordText === undefined ? null : (JSON.parse(recordText) as ScanRecord);
@@ -105,14 +108,19 @@ export class RedisScanProgress implements ScanEnds {
     return record;
   }
 
-  /** The id of the scan in flight for (ip, scanType), or null. */
-  inFlight(ip: string, scanType: ScanType): Promise<string | null> {
-    return this.redis.get(inFlightKey(scanType, ip));
+  /** The id of the scan in flight for (ip, scanType[, regions asked]), or null. */
+  inFlight(ip: string, scanType: ScanType, regionsAsked?: string): Promise<string | null> {
+    return this.redis.get(inFlightKey(scanType, ip, regionsAsked));
   }
 
-  /** The stored state of scan `scanId` of (ip, scanType); null when it is unknown or its record is another scan's. */
-  async snapshot(scanId: string, ip: string, scanType: ScanType): Promise<ScanSnapshot | null> {
-    const replies = await this.redis.multi().hgetall(scanKey(scanId)).hgetall(chunksKey(scanId)).get(resultKey(scanType, ip)).exec();
+  /** The stored state of scan `scanId` of (ip, scanType[, regions asked]); null when it is unknown or its record is another scan's. */
+  async snapshot(scanId: string, ip: string, scanType: ScanType, regionsAsked?: string): Promise<ScanSnapshot | null> {
+    const replies = await this.redis
+      .multi()
+      .hgetall(scanKey(scanId))
+      .hgetall(chunksKey(scanId))
+      .get(resultKey(scanType, ip, regionsAsked))
+      .exec();
     if (replies === null) return null;
     const [[, state], [, chunkTexts], [, recordText]] = replies as [[null, ScanState], [null, Record<string, string>], [null, string | null]];
     if (recordText === null || state.seq === undefined) return null;
@@ -123,16 +131,23 @@ export class RedisScanProgress implements ScanEnds {
       record.status = 'running';
       record.startedAt = Number(state.startedAt);
     }
-    if (record.status === 'queued' || record.status === 'running') applyChunks(record, chunks.values());
+    if (record.status === 'queued' || record.status === 'running') applyChunks(record, chunks);
     return { record, seq: Number(state.seq), ended: state.ended !== undefined, chunks };
   }
 }
 
-/** Adds chunks' findings to an in-flight record (counts and lists, unsorted). */
-export function applyChunks(record: ScanRecord, chunks: Iterable<ChunkFindings>): void {
-  for (const chunk of chunks) {
+/**
+ * Adds chunks' findings, by chunk index, to an in-flight record (counts and
+ * lists, unsorted); a multi-region scan's go to their regions' views, whose
+ * union the record shows when it ends.
+ */
+export function applyChunks(record: ScanRecord, chunks: Iterable<[number, ChunkFindings]>): void {
+  for (const [index, chunk] of chunks) {
     if (chunk.complete) record.chunksComplete++;
-    record.portsOpen.push(...chunk.open);
-    record.portsFiltered.push(...chunk.filtered);
+    if (record.vantages !== undefined) applyVantageChunk(record.vantages, record.scanType, index, chunk);
+    else {
+      record.portsOpen.push(...chunk.open);
+      record.portsFiltered.push(...chunk.filtered);
+    }
   }
 }

@@ -32,8 +32,8 @@ export class RedisScanStarts {
    */
   async start(record: ScanRecord, charges: readonly RateCharge[]): Promise<StartOutcome> {
     const keys = [
-      inFlightKey(record.scanType, record.ip),
-      resultKey(record.scanType, record.ip),
+      inFlightKey(record.scanType, record.ip, record.regionsAsked),
+      resultKey(record.scanType, record.ip, record.regionsAsked),
       UNFINISHED_KEY,
       scanKey(record.id),
       ...charges.map((c) => limitKey(c.key)),

@@ -10,6 +10,8 @@ export interface ChunkFindings {
   filtered: Port[];
   /** Every port of the chunk has a verified state. */
   complete: boolean;
+  /** When the scanner node recorded it (Unix ms): a region's duration in a multi-region scan. */
+  at?: number;
 }
 
 export type ScanEventMessage = { scanId: string; seq: number } & (

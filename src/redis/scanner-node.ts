@@ -11,7 +11,7 @@ import { SCAN_PROFILES } from '../api/scan-type.js';
 import type { ExamineOpenPorts } from '../exposure/examine-open-ports.js';
 import type { ScanChunk, Scanner } from '../native/scanner.js';
 import type { PtrLookup } from '../scan/ptr-lookup.js';
-import { CHUNK_ATTEMPTS, CHUNKS_PER_JOB, type ChunkDispatch, type ChunkJob, jobPorts } from './chunk-jobs.js';
+import { CHUNK_ATTEMPTS, CHUNKS_PER_JOB, type ChunkDispatch, type ChunkJob, finishOf, jobInRegion, jobPorts } from './chunk-jobs.js';
 import { chunkQueueName, QUEUE_PREFIX } from './redis-keys.js';
 import type { ChunkRecorded, RedisScanProgress } from './redis-scan-progress.js';
 import { STALL_SETTINGS } from './stall-settings.js';
@@ -70,13 +70,14 @@ export class ScannerNode {
     const { scanner, progress, dispatch, region, logger } = this.options;
     const remaining = job.deadline - Date.now();
     if (remaining <= 0) return; // past its budget: the sweep finishes the scan with what it has
-    if (job.index < job.window) await progress.running(job.scanId); // a later job starts only after a first one ran
+    const { local } = jobInRegion(job.scanType, job.index);
+    if (local < job.window) await progress.running(job.scanId); // a later job starts only after a first one ran
     // Each chunk is recorded as the scanner reports it, numbered within the whole scan.
     const first = job.index * CHUNKS_PER_JOB[job.scanType];
     const records: Promise<ChunkRecorded>[] = [];
     let ptr: Promise<string | null> | undefined; // looked up once per job, when a chunk has open ports
     const onChunk = (chunk: ScanChunk): void => {
-      const findings = { open: chunk.open, filtered: chunk.filtered, complete: chunk.complete };
+      const findings = { open: chunk.open, filtered: chunk.filtered, complete: chunk.complete, at: Date.now() };
       const { examine, lookupPtr } = this.options;
       let examined = Promise.resolve();
       if (examine !== undefined && chunk.open.length > 0) {
@@ -93,7 +94,7 @@ export class ScannerNode {
     logger.debug({ event: 'chunk_scanned', scanId: job.scanId, index: job.index, ended, durationMs: summary.durationMs }, 'chunks scanned');
     if (ended) return;
     await dispatch.next(region, job, summary.timing);
-    if (recorded.some((r) => r.done === r.total)) await dispatch.finish({ scanId: job.scanId, ip: job.ip, scanType: job.scanType });
+    if (recorded.some((r) => r.done === r.total)) await dispatch.finish(finishOf(job));
   }
 
   /** A chunk that failed every attempt: the scan ends now with what it has, not at its deadline. */
@@ -101,9 +102,8 @@ export class ScannerNode {
     const { logger, dispatch } = this.options;
     logger.warn({ err: error, scanId: job?.data.scanId, index: job?.data.index, attempt: job?.attemptsMade }, 'chunk failed');
     if (job === undefined || job.attemptsMade < CHUNK_ATTEMPTS) return;
-    const { scanId, ip, scanType } = job.data;
     dispatch
-      .finish({ scanId, ip, scanType })
+      .finish(finishOf(job.data))
       .catch((finishError: unknown) => logger.error({ err: finishError, scanId: job.data.scanId }, 'could not queue the finish'));
   }
 }

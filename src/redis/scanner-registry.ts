@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 import { ApiError } from '../api/api-error.js';
+import { type RegionsAsked, regionsNamed } from '../api/regions-asked.js';
 import { defineLua } from './lua-scripts.js';
 import { REGIONS_KEY, scannersKey } from './redis-keys.js';
 
@@ -73,5 +74,31 @@ export class ScannerRegions {
     }
     this.cached = { region: chosen.region, at: now };
     return chosen.region;
+  }
+
+  /**
+   * The regions a multi-region scan asked for: every region with a live
+   * scanner node (`all`), or the named ones, each known and live. Throws
+   * `invalid_regions` (422) naming the known regions for an unknown one, and
+   * `unavailable` (503) for a known region with no live scanner node.
+   */
+  async resolve(asked: RegionsAsked): Promise<string[]> {
+    const known = (await this.redis.smembers(REGIONS_KEY)).sort();
+    const named = regionsNamed(asked);
+    const unknown = (named ?? []).filter((region) => !known.includes(region));
+    if (unknown.length > 0) {
+      const knownText = known.length === 0 ? 'none yet' : known.join(', ');
+      throw new ApiError('invalid_regions', `unknown region ${unknown.join(', ')}; this cluster's regions: ${knownText}`);
+    }
+    const regions = named ?? known;
+    const live = regions.length === 0 ? [] : await this.commands.selfscanLive(regions.length, ...regions.map(scannersKey));
+    const dead = regions.filter((_, i) => (live[i] ?? 0) === 0);
+    if (named === null) {
+      const alive = regions.filter((_, i) => (live[i] ?? 0) > 0);
+      if (alive.length === 0) throw new ApiError('unavailable', 'no scanner node is live in any region; try again later');
+      return alive;
+    }
+    if (dead.length > 0) throw new ApiError('unavailable', `no scanner node is live in region ${dead.join(', ')}; try again later`);
+    return regions;
   }
 }

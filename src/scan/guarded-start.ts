@@ -3,6 +3,7 @@
 // POST that registers one (refused before anything starts, so nothing
 // half-happens), then coalescing, then the scan limits, charged only when a
 // new scan really starts.
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Admission } from '../limits/admission.js';
 import type { ScanOrigin } from '../model/scan-record.js';
@@ -20,8 +21,9 @@ export async function guardedStart(
   origin: ScanOrigin,
   listener?: ScanListener,
   webhook: WebhookIntent = 'no-webhook',
+  regionsAsked?: RegionsAsked,
 ): Promise<StartResult> {
   admission.checkTarget(ip, scanType, origin);
   if (webhook === 'webhook') await admission.admitWebhook(ip, scanType, origin);
-  return scans.start(ip, scanType, origin, listener, admission.admitScan(ip, scanType, origin));
+  return scans.start(ip, scanType, origin, listener, (count) => admission.admitScan(ip, scanType, origin, count), regionsAsked);
 }

@@ -6,7 +6,8 @@ import type { ScanRecord } from '../model/scan-record.js';
 
 export interface ResultStore {
   /** The record of (ip, type), whatever its status, or null. */
-  get(ip: string, scanType: ScanType): Promise<ScanRecord | null>;
+  /** `regionsAsked`: a multi-region scan's key (a cluster's store only). */
+  get(ip: string, scanType: ScanType, regionsAsked?: string): Promise<ScanRecord | null>;
   /** Writes the record durably (flushed to disk when the promise resolves). */
   put(record: ScanRecord): Promise<void>;
   /** Records still `queued` or `running`: what a crash left behind. */

@@ -4,7 +4,9 @@ import type { ScanQueued } from '../api/scan-queued.js';
 import type { ScanResult, ScanResultFinal, ScanResultInFlight, ScanResultNone } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { SseProgress } from '../api/sse-events.js';
+import type { Vantage } from '../api/vantages.js';
 import { isFinal, pathEtaSeconds, type ScanRecord } from '../model/scan-record.js';
+import { portDifferences, regionChunk, unionPorts } from '../model/vantage-views.js';
 
 /** Live facts of a queued or running scan that the record does not hold. */
 export interface InFlightFacts {
@@ -25,6 +27,7 @@ export function scanQueuedBody(record: ScanRecord, coalesced: boolean, etaSecond
     scan_type: record.scanType,
     status: record.status === 'running' ? 'running' : 'queued',
     eta_seconds: etaSeconds,
+    ...(record.regions === undefined ? {} : { regions: record.regions }),
   };
   if (coalesced) {
     body.chunks_complete = record.chunksComplete;
@@ -42,7 +45,21 @@ export function inFlightBody(record: ScanRecord, facts: InFlightFacts): ScanResu
     chunks_complete: record.chunksComplete,
     total_chunks: record.totalChunks,
     eta_seconds: facts.etaSeconds,
+    ...vantagesInFlight(record),
   };
+}
+
+/** A multi-region scan's regions and each one's progress; nothing for a scan from one place. */
+function vantagesInFlight(record: ScanRecord): Pick<ScanResultInFlight, 'regions' | 'vantages'> {
+  if (record.vantages === undefined) return {};
+  const vantages = record.vantages.map((vantage) => ({
+    region: vantage.region,
+    chunks_complete: vantage.chunksComplete,
+    total_chunks: vantage.totalChunks,
+    ports_open: [...vantage.portsOpen].sort((a, b) => a.port - b.port),
+    filtered_count: vantage.portsFiltered.length,
+  }));
+  return { regions: record.regions, vantages };
 }
 
 /**
@@ -52,12 +69,16 @@ export function inFlightBody(record: ScanRecord, facts: InFlightFacts): ScanResu
  */
 export function progressBody(record: ScanRecord, chunkIndex?: number, now?: number): SseProgress {
   const { eta_seconds: _eta, ...inFlight } = inFlightBody(record, { queuePosition: 0, etaSeconds: 0 });
-  const body: SseProgress = {
-    ...inFlight,
-    ports_open: [...record.portsOpen].sort((a, b) => a.port - b.port),
-    filtered_count: record.portsFiltered.length,
-  };
-  if (chunkIndex !== undefined) body.chunk_index = chunkIndex;
+  const union =
+    record.vantages === undefined
+      ? { open: [...record.portsOpen].sort((a, b) => a.port - b.port), filtered: record.portsFiltered }
+      : unionPorts(record.vantages);
+  const body: SseProgress = { ...inFlight, ports_open: union.open, filtered_count: union.filtered.length };
+  if (chunkIndex !== undefined && record.vantages !== undefined) {
+    const { region, local } = regionChunk(record.scanType, chunkIndex);
+    body.chunk_index = local;
+    body.region = record.vantages[region]?.region;
+  } else if (chunkIndex !== undefined) body.chunk_index = chunkIndex;
   const eta = now === undefined ? undefined : pathEtaSeconds(record, now);
   if (eta !== undefined) body.eta_seconds = eta;
   return body;
@@ -79,7 +100,27 @@ function findings(record: ScanRecord) {
     expires_at: toSeconds(record.expiresAt ?? 0),
     ...(record.severity === undefined ? {} : { severity: record.severity }),
     ...(record.changes === undefined ? {} : { changes: record.changes }),
+    ...vantageViews(record),
   };
+}
+
+/** A finished multi-region scan's regions, each one's view and the ports seen differently; nothing for a scan from one place. */
+function vantageViews(record: ScanRecord): Pick<ScanResultFinal, 'regions' | 'vantages' | 'differences'> {
+  if (record.vantages === undefined) return {};
+  const start = record.startedAt ?? record.queuedAt;
+  const vantages = record.vantages.map(
+    (vantage): Vantage => ({
+      region: vantage.region,
+      status: vantage.status ?? 'failed',
+      ...(vantage.failReason === undefined ? {} : { fail_reason: vantage.failReason }),
+      duration_ms: vantage.lastAt === null ? 0 : Math.max(0, vantage.lastAt - start),
+      chunks_complete: vantage.chunksComplete,
+      total_chunks: vantage.totalChunks,
+      ports_open: vantage.portsOpen,
+      ports_filtered: vantage.portsFiltered,
+    }),
+  );
+  return { regions: record.regions, vantages, differences: portDifferences(record.vantages, record.scanType) };
 }
 
 /** Whether a GET body is a finished scan's. */
@@ -93,7 +134,16 @@ export function finalBody(record: ScanRecord): ScanResultFinal {
   const where = record.region === undefined ? {} : { region: record.region };
   switch (record.status) {
     case 'failed':
-      return { ip, scan_type, status: 'failed', chunks_complete, total_chunks, fail_reason: record.failReason ?? 'scanner_error', ...where };
+      return {
+        ip,
+        scan_type,
+        status: 'failed',
+        chunks_complete,
+        total_chunks,
+        fail_reason: record.failReason ?? 'scanner_error',
+        ...where,
+        ...vantageViews(record),
+      };
     case 'incomplete':
       return { ip, scan_type, status: 'incomplete', ...findings(record), partial: true, chunks_complete, total_chunks, ...where };
     default:

@@ -22,6 +22,10 @@ export type KnownScan = { inFlight: ScanRecord } | { final: FinalEntry };
  */
 export type FirstEvents = (record: ScanRecord, sequence: number) => InitialEvent[];
 
+/**
+ * `regionsAsked` (a multi-region scan's key beside ip and scan type) reaches
+ * only a cluster's book: a single process refuses such scans before.
+ */
 export interface ScanBook {
   /**
    * Records `record` (queued) as the scan in flight for its (ip, scan type)
@@ -32,17 +36,17 @@ export interface ScanBook {
    */
   begin(record: ScanRecord, admit?: ScanAdmit): Promise<string | null>;
   /** The id of the scan in flight for (ip, scanType), or null. */
-  inFlight(ip: string, scanType: ScanType): Promise<string | null>;
+  inFlight(ip: string, scanType: ScanType, regionsAsked?: string): Promise<string | null>;
   /** What a poll shows when it is known without a read; undefined when it must be read. */
-  peek(ip: string, scanType: ScanType): KnownScan | null | undefined;
+  peek(ip: string, scanType: ScanType, regionsAsked?: string): KnownScan | null | undefined;
   /** What a poll of (ip, scanType) shows; null when nothing is known. */
-  read(ip: string, scanType: ScanType): Promise<KnownScan | null>;
+  read(ip: string, scanType: ScanType, regionsAsked?: string): Promise<KnownScan | null>;
   /**
    * Attaches `listener` to scan `scanId` of (ip, scanType): it hears the
    * events `first` makes, then every later one. Null when the scan has ended
    * or is unknown.
    */
-  follow(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents): Promise<Watch | null>;
+  follow(scanId: string, ip: string, scanType: ScanType, listener: ScanListener, first: FirstEvents, regionsAsked?: string): Promise<Watch | null>;
   /** Listens to the ends of scans this process hears of (a cluster node: none it is not told of). */
   onEnded(listener: (record: ScanRecord) => void): void;
 }

@@ -10,6 +10,7 @@ import type { ScanResultFinal } from '../api/scan-result.js';
 import type { ScanExposure } from '../exposure/scan-exposure.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanRecord } from '../model/scan-record.js';
+import { settleVantages, unionPorts } from '../model/vantage-views.js';
 import type { ScanSummary } from '../native/scanner.js';
 import type { ResultStore } from './result-store.js';
 import { finalBody } from './result-view.js';
@@ -58,7 +59,7 @@ export class ScanFinisher {
     if (await ends.end(record, finalBody(record))) {
       logScanFinished(logger, record);
       if (fingerprint !== null) await exposure!.remember(record, fingerprint);
-    } else owed = await store.get(record.ip, record.scanType).then((stored) => (stored?.id === record.id ? stored : null));
+    } else owed = await store.get(record.ip, record.scanType, record.regionsAsked).then((stored) => (stored?.id === record.id ? stored : null));
     if (owed !== null) await webhooks.scanFinished(owed);
   }
 }
@@ -70,6 +71,12 @@ export function settleRecord(record: ScanRecord, outcome: ScanOutcome, ptrRecord
   } else {
     record.status = 'failed';
     record.failReason = 'failReason' in outcome ? outcome.failReason : 'error' in outcome ? failReasonOf(outcome.error, logger) : 'interrupted';
+  }
+  if (record.vantages !== undefined) {
+    settleVantages(record.vantages);
+    const union = unionPorts(record.vantages);
+    record.portsOpen = union.open;
+    record.portsFiltered = union.filtered;
   }
   record.portsOpen.sort((a, b) => a.port - b.port);
   record.portsFiltered.sort((a, b) => a.port - b.port);
@@ -89,6 +96,7 @@ export function logScanFinished(logger: Logger, record: ScanRecord): void {
       scanType: record.scanType,
       origin: record.origin,
       region: record.region,
+      regions: record.regions,
       status: record.status,
       failReason: record.failReason,
       durationMs: record.durationMs,

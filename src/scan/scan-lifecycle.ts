@@ -8,17 +8,18 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
+import { ApiError } from '../api/api-error.js';
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
-import type { ScanAdmit } from '../limits/rate/scan-admit.js';
 import type { Clock } from '../model/clock.js';
-import { pathEtaSeconds, queuedRecord, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
+import { pathEtaSeconds, placeRecord, queuedRecord, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
 import { EtaEstimator } from './eta-estimator.js';
 import { type InFlightFacts, inFlightBody, noneBody, progressBody, scanQueuedBody } from './result-view.js';
 import type { FirstEvents, KnownScan, ScanBook } from './scan-book.js';
 import type { InitialEvent, ScanListener } from './scan-events.js';
 import type { ScanWork } from './scan-work.js';
-import type { Scans, StartResult, Watch } from './scans.js';
+import type { AdmitScans, Scans, StartResult, Watch } from './scans.js';
 import { terminalEvent } from './stream-events.js';
 
 export interface ScanLifecycleOptions {
@@ -39,15 +40,23 @@ export class ScanLifecycle implements Scans {
     });
   }
 
-  async start(ip: string, scanType: ScanType, origin: ScanOrigin, listener?: ScanListener, admit?: ScanAdmit): Promise<StartResult> {
+  async start(
+    ip: string,
+    scanType: ScanType,
+    origin: ScanOrigin,
+    listener?: ScanListener,
+    admit?: AdmitScans,
+    regionsAsked?: RegionsAsked,
+  ): Promise<StartResult> {
     const { book, work, clock, logger } = this.options;
-    const record: ScanRecord = { ...queuedRecord(randomUUID(), ip, scanType, origin, clock.now()), ...(await work.place()) };
-    const joinedId = await book.begin(record, admit);
+    this.refuseRegions(regionsAsked);
+    const record = placeRecord(queuedRecord(randomUUID(), ip, scanType, origin, clock.now()), await work.place(regionsAsked));
+    const joinedId = await book.begin(record, admit?.(record.regions?.length ?? 1));
     const scanId = joinedId ?? record.id;
     if (joinedId !== null) {
-      logger.info({ event: 'scan_joined', ip, scanType, origin, scanId }, 'request joined a scan in flight');
+      logger.info({ event: 'scan_joined', ip, scanType, origin, scanId, regionsAsked }, 'request joined a scan in flight');
     } else {
-      logger.info({ event: 'scan_queued', ip, scanType, origin, scanId, region: record.region }, 'scan queued');
+      logger.info({ event: 'scan_queued', ip, scanType, origin, scanId, region: record.region, regions: record.regions }, 'scan queued');
       await work.dispatch(record); // before the body: its place in line counts
     }
     // The scan as it is now: read by the watcher's first events when there is one, else read for a join; a new scan is as recorded.
@@ -57,28 +66,40 @@ export class ScanLifecycle implements Scans {
       const seen = (snapshot: ScanRecord): void => {
         current = snapshot;
       };
-      watch = (await this.follow(scanId, ip, scanType, listener, { seen })) ?? (await this.endedWatch(ip, scanType));
+      watch = (await this.follow(scanId, ip, scanType, listener, { seen, regionsAsked })) ?? (await this.endedWatch(ip, scanType, regionsAsked));
     } else if (joinedId !== null) {
-      const known = book.peek(ip, scanType) ?? (await book.read(ip, scanType));
+      const known = book.peek(ip, scanType, regionsAsked) ?? (await book.read(ip, scanType, regionsAsked));
       if (known !== null && 'inFlight' in known && known.inFlight.id === scanId) current = known.inFlight;
     }
     return { scanId, body: scanQueuedBody(current, joinedId !== null, this.facts(current).etaSeconds), coalesced: joinedId !== null, ...watch };
   }
 
-  async watch(ip: string, scanType: ScanType, listener: ScanListener, afterId?: number): Promise<Watch | null> {
-    const scanId = await this.options.book.inFlight(ip, scanType);
-    return scanId === null ? null : this.follow(scanId, ip, scanType, listener, { afterId });
+  async watch(ip: string, scanType: ScanType, listener: ScanListener, afterId?: number, regionsAsked?: RegionsAsked): Promise<Watch | null> {
+    this.refuseRegions(regionsAsked);
+    const scanId = await this.options.book.inFlight(ip, scanType, regionsAsked);
+    return scanId === null ? null : this.follow(scanId, ip, scanType, listener, { afterId, regionsAsked });
   }
 
   /** Scans.result; a finished body is the same object on every call while the book keeps it in memory. */
-  async result(ip: string, scanType: ScanType): Promise<ScanResult> {
+  async result(ip: string, scanType: ScanType, regionsAsked?: RegionsAsked): Promise<ScanResult> {
     const { book } = this.options;
-    return this.view(book.peek(ip, scanType) ?? (await book.read(ip, scanType)), ip, scanType);
+    this.refuseRegions(regionsAsked);
+    return this.view(book.peek(ip, scanType, regionsAsked) ?? (await book.read(ip, scanType, regionsAsked)), ip, scanType);
   }
 
-  resultInMemory(ip: string, scanType: ScanType): ScanResult | undefined {
-    const known = this.options.book.peek(ip, scanType);
+  resultInMemory(ip: string, scanType: ScanType, regionsAsked?: RegionsAsked): ScanResult | undefined {
+    this.refuseRegions(regionsAsked);
+    const known = this.options.book.peek(ip, scanType, regionsAsked);
     return known === undefined ? undefined : this.view(known, ip, scanType);
+  }
+
+  /** A multi-region request to a server that scans from one place: `invalid_regions`. */
+  private refuseRegions(regionsAsked: RegionsAsked | undefined): void {
+    if (regionsAsked === undefined || this.options.work.multiRegion) return;
+    throw new ApiError(
+      'invalid_regions',
+      'this server runs as a single process and scans from one place; `regions` needs a cluster with scanner nodes in several regions',
+    );
   }
 
   /** Attaches `listener` to scan `scanId`; `afterId` resumes after that event; `seen` gets the scan's state as read. */
@@ -87,16 +108,16 @@ export class ScanLifecycle implements Scans {
     ip: string,
     scanType: ScanType,
     listener: ScanListener,
-    options: { afterId?: number; seen?: (record: ScanRecord) => void },
+    options: { afterId?: number; seen?: (record: ScanRecord) => void; regionsAsked?: RegionsAsked },
   ): Promise<Watch | null> {
-    const { afterId, seen } = options;
+    const { afterId, seen, regionsAsked } = options;
     const first: FirstEvents = (record, sequence) => {
       seen?.(record);
       if (afterId === undefined) return this.firstEvents(record);
       // A resume: the scan's state as one scan:progress, when it is newer than the last event sent.
       return sequence > afterId && record.status === 'running' ? [this.progress(record)] : [];
     };
-    return this.options.book.follow(scanId, ip, scanType, listener, first);
+    return this.options.book.follow(scanId, ip, scanType, listener, first, regionsAsked);
   }
 
   /** A new watcher's first events: the scan as queued, then its progress if it runs. */
@@ -110,8 +131,8 @@ export class ScanLifecycle implements Scans {
   }
 
   /** The scan ended between its start and the watch: its end, from the stored result. */
-  private async endedWatch(ip: string, scanType: ScanType): Promise<Watch> {
-    const known = await this.options.book.read(ip, scanType);
+  private async endedWatch(ip: string, scanType: ScanType, regionsAsked?: RegionsAsked): Promise<Watch> {
+    const known = await this.options.book.read(ip, scanType, regionsAsked);
     if (known === null || !('final' in known)) return UNWATCHED;
     return { initial: [terminalEvent(known.final.body, 0)], unsubscribe: () => {} };
   }

@@ -3,12 +3,16 @@
 // One process puts it in its in-memory line (memory/memory-scan-queue.ts);
 // a cluster picks a region and queues its first chunk jobs there
 // (redis/chunk-work.ts).
+
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
-import type { ScanRecord } from '../model/scan-record.js';
+import type { ScanPlace, ScanRecord } from '../model/scan-record.js';
 
 export interface ScanWork {
-  /** Where a new scan will run: the region in a cluster; nothing in one process. */
-  place(): Promise<{ region?: string }>;
+  /** Whether scans may look from several regions at once (a cluster). */
+  readonly multiRegion: boolean;
+  /** Where a new scan will run: the region, or the regions asked for, in a cluster; nothing in one process. */
+  place(regionsAsked?: RegionsAsked): Promise<ScanPlace>;
   /** Hands the scan just recorded to whoever runs it. */
   dispatch(record: ScanRecord): Promise<void>;
   /** Scans ahead of `record` in its line; 0 when it is next, running, or the line is not known here. */

@@ -14,6 +14,8 @@ export interface Registration {
   ip: string;
   scanType: ScanType;
   url: string;
+  /** A multi-region scan's key beside (ip, scan type). */
+  regionsAsked?: string;
 }
 
 export interface Outbox {

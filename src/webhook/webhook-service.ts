@@ -46,9 +46,9 @@ export class WebhookService implements Webhooks {
     return refuseCallbackUrl(url, this.options.allowPrivateCallbacks);
   }
 
-  /** Owes `url` a notification when scan `scanId` of (ip, scanType) ends. Durable when it resolves. */
-  async register(scanId: string, ip: string, scanType: ScanType, url: string): Promise<void> {
-    const registration: Registration = { id: randomUUID(), scanId, ip, scanType, url };
+  /** Owes `url` a notification when scan `scanId` of (ip, scanType[, regions asked]) ends. Durable when it resolves. */
+  async register(scanId: string, ip: string, scanType: ScanType, url: string, regionsAsked?: string): Promise<void> {
+    const registration: Registration = { id: randomUUID(), scanId, ip, scanType, url, ...(regionsAsked === undefined ? {} : { regionsAsked }) };
     await this.options.outbox.register(registration);
     this.options.logger.info({ event: 'webhook_registered', delivery: registration.id, scanId, ip, scanType, url }, 'webhook registered');
     await this.dueIfEnded(registration); // the scan may have ended while it was being kept
@@ -66,8 +66,8 @@ export class WebhookService implements Webhooks {
   }
 
   private async dueIfEnded(registration: Registration): Promise<void> {
-    const { scanId, ip, scanType } = registration;
-    const owed = recordOwed(await this.options.store.get(ip, scanType), scanId, ip, scanType);
+    const { scanId, ip, scanType, regionsAsked } = registration;
+    const owed = recordOwed(await this.options.store.get(ip, scanType, regionsAsked), scanId, ip, scanType);
     if (owed !== null) await this.options.outbox.due([deliveryOf(registration, owed)]);
   }
 }

@@ -9,5 +9,5 @@ export interface Webhooks {
   /** Null when `url` is an acceptable X-Callback-Url (callback-url.ts, with this service's delivery policy), else why not. */
   refuseUrl(url: string): string | null;
   /** Owes `url` a notification when scan `scanId` of (ip, scanType) ends. Durable when it resolves. */
-  register(scanId: string, ip: string, scanType: ScanType, url: string): Promise<void>;
+  register(scanId: string, ip: string, scanType: ScanType, url: string, regionsAsked?: string): Promise<void>;
 }

@@ -1,0 +1,25 @@
+// The `regions` query parameter of the scan routes (v1 POST and GET, v2):
+// read in the uWS callback (the request is gone after an await), judged in
+// the handler, so a malformed value is answered as its JSON error.
+import { ApiError } from '../api/api-error.js';
+import { type RegionsAsked, refuseRegions, regionsKey } from '../api/regions-asked.js';
+import type { HttpRequest } from './uws.js';
+
+/** The raw `regions` parameter; undefined when the query has none. */
+export function readRegionsParam(req: HttpRequest): string | undefined {
+  return req.getQuery('regions');
+}
+
+/** The regions a request asked for; undefined for a scan from one place; `invalid_regions` when malformed. */
+export function regionsAskedOf(raw: string | undefined): RegionsAsked | undefined {
+  if (raw === undefined) return undefined;
+  let text: string;
+  try {
+    text = decodeURIComponent(raw);
+  } catch {
+    throw new ApiError('invalid_regions', 'regions is not valid percent-encoding');
+  }
+  const refused = refuseRegions(text);
+  if (refused !== null) throw new ApiError('invalid_regions', refused);
+  return regionsKey(text);
+}
