@@ -53,8 +53,16 @@ const responses = {
   NotFound: errorResponse('No such path.', ['not_found']),
   MethodNotAllowed: errorResponse('The path does not support this method.', ['method_not_allowed']),
   NotAvailable: errorResponse('The address is opted out or restricted.', ['not_available']),
-  InvalidTarget: errorResponse('The address is private, loopback or otherwise non-routable.', ['invalid_target']),
-  InvalidScanRequest: errorResponse('The address is non-routable, or X-Callback-Url is unacceptable.', ['invalid_target', 'invalid_callback_url']),
+  InvalidTarget: errorResponse('The address is private, loopback or otherwise non-routable, or `regions` is unacceptable.', [
+    'invalid_target',
+    'invalid_regions',
+  ]),
+  InvalidScanRequest: errorResponse('The address is non-routable, X-Callback-Url is unacceptable, or `regions` is.', [
+    'invalid_target',
+    'invalid_callback_url',
+    'invalid_regions',
+  ]),
+  InvalidRegions: errorResponse('`regions` names an unknown region, is malformed, or this server runs in one place.', ['invalid_regions']),
   RateLimited: errorResponse('Too many requests.', ['rate_limited'], { 'Retry-After': headerRef('Retry-After') }),
   Unavailable: errorResponse('The service is shutting down, or could not handle the request; retry later.', ['unavailable']),
   ScanEventStream: {
@@ -106,6 +114,20 @@ export const components = {
         'Registrations are rate-limited per caller (`limits.webhooksPerIp`): over the limit the POST is a 429 ' +
         'and nothing starts. A POST without it is not charged.',
       schema: { type: 'string', format: 'uri', maxLength: 2048 },
+    },
+    regions: {
+      name: 'regions',
+      in: 'query',
+      required: false,
+      description:
+        'Scan from several regions at once (cluster deployments, since 1.2): `all` (every region with a live scanner ' +
+        'node) or region names separated by commas (`NL,FR`). The target is still only the caller: a region is where ' +
+        'the scan looks from. Each region counts as one scan against the scan limits, all or none (Retry-After says ' +
+        'when all of them fit). Such a scan is kept apart from the scan from one place: poll and stream it with the ' +
+        'same `regions`. An unknown region is a 422 `invalid_regions` naming the known ones, a known region with no ' +
+        'live scanner node a 503, and any `regions` on a single-process server a 422 `invalid_regions`.',
+      schema: { type: 'string', pattern: '^(all|[A-Za-z0-9_-]{1,32}(,[A-Za-z0-9_-]{1,32}){0,31})$' },
+      example: 'NL,FR',
     },
   },
   responses,

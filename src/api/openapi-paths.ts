@@ -36,7 +36,7 @@ function startOperation(type: ScanType) {
       `Queues a ${type} scan of the address the request comes from, then poll GET /v1/${type}. ` +
       'No body. When a scan of the same address and type is already in flight, no new scan starts: ' +
       'the response reflects that scan, with its chunk counters.',
-    parameters: [{ $ref: '#/components/parameters/X-Callback-Url' }],
+    parameters: [{ $ref: '#/components/parameters/X-Callback-Url' }, { $ref: '#/components/parameters/regions' }],
     responses: {
       '200': jsonResponse('The scan is queued, or the request joined the scan in flight.', schemaRef(ScanQueued)),
       '403': responseRef('NotAvailable'),
@@ -55,10 +55,12 @@ function resultOperation(type: ScanType) {
       `Returns the state or result of the caller's ${type} scan. Poll until the status is \`complete\`, ` +
       '`incomplete` or `failed`. A failed scan is a 200 with `fail_reason`, not an HTTP error; ' +
       '`none` means no scan exists (or its result expired).',
+    parameters: [{ $ref: '#/components/parameters/regions' }],
     responses: {
       '200': jsonResponse('The scan, whatever its status.', schemaRef(ScanResult), {
         'X-Scan-Duration-Ms': headerRef('X-Scan-Duration-Ms'),
       }),
+      '422': responseRef('InvalidRegions'),
       ...notFoundAndMethod,
     },
   };
@@ -73,6 +75,7 @@ function streamOperation(type: ScanType) {
       `Starts a ${type} scan of the caller's address unless one is in flight (including one started by ` +
       `POST /v1/${type}), in which case the stream attaches to it. A start that is refused returns a JSON ` +
       'Error instead of a stream.',
+    parameters: [{ $ref: '#/components/parameters/regions' }],
     responses: {
       '200': responseRef('ScanEventStream'),
       '403': responseRef('NotAvailable'),

@@ -86,12 +86,26 @@ function exposure(body: ScanResultFinished): string {
   return parts.length === 0 ? '' : ` ${parts.join(' ')}`;
 }
 
+/** A multi-region scan's regions that did not finish and the ports seen differently, as a sentence tail; empty otherwise. */
+function vantagesSaid(body: ScanResultFinished): string {
+  if (body.vantages === undefined) return '';
+  const unfinished = body.vantages.filter((vantage) => vantage.status !== 'complete').map((vantage) => `${vantage.region} ${vantage.status}`);
+  const differences = (body.differences ?? []).slice(0, PORTS_NAMED).map((difference) => {
+    const sides = (['open', 'filtered', 'closed', 'unknown'] as const).filter((state) => difference[state].length > 0);
+    return `port ${difference.port} ${sides.map((state) => `${state} from ${difference[state].join(', ')}`).join('; ')}`;
+  });
+  const more = (body.differences?.length ?? 0) > PORTS_NAMED ? ` and ${body.differences!.length - PORTS_NAMED} more` : '';
+  const seen = differences.length === 0 ? 'every region saw the same' : `seen differently: ${differences.join(' | ')}${more}`;
+  const regions = `From ${body.vantages.map((vantage) => vantage.region).join(', ')}`;
+  return ` ${regions}${unfinished.length === 0 ? '' : ` (${unfinished.join(', ')})`}: ${seen}.`;
+}
+
 function finishedMessage(body: ScanResultFinished): string {
   const what = `${openPorts(body.ports_open)}, ${body.ports_filtered.length === 0 ? 'none' : body.ports_filtered.length} filtered`;
-  if (body.status === 'complete') return `Scan of ${body.ip} complete: ${what}.${exposure(body)}`;
+  if (body.status === 'complete') return `Scan of ${body.ip} complete: ${what}.${vantagesSaid(body)}${exposure(body)}`;
   return (
     `Scan of ${body.ip} incomplete (out of time after ${body.chunks_complete} of ${body.total_chunks} chunks): ` +
-    `${what} so far, a partial result; call ${toolName(body.scan_type)} with rescan: true to try again.${exposure(body)}`
+    `${what} so far, a partial result; call ${toolName(body.scan_type)} with rescan: true to try again.${vantagesSaid(body)}${exposure(body)}`
   );
 }
 
