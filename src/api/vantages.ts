@@ -16,18 +16,19 @@ export const ScanRegions = z
   .min(1)
   .meta({ description: 'The regions this scan looks from (multi-region scans only, since 1.2), sorted; each scans the whole range of the same address.' });
 
+/** Which region, and how far it got: every region's view and progress start so. */
+const regionCounts = { region: RegionName, chunks_complete: chunksComplete, total_chunks: totalChunks };
+
 /** One region's view of a finished multi-region scan. */
 export const Vantage = z
   .strictObject({
-    region: RegionName,
+    ...regionCounts,
     status: z.enum(['complete', 'incomplete', 'failed']).meta({
       description:
         '`complete`: this region verified every port; `incomplete`: part of the range (its scanners ran out of budget or died); `failed`: nothing was learned from here.',
     }),
     fail_reason: FailReason.optional().meta({ description: 'Why nothing was learned from this region (`failed` only).' }),
     duration_ms: count('From the scan start to this region’s last finished chunk, in milliseconds; 0 when it finished none.'),
-    chunks_complete: chunksComplete,
-    total_chunks: totalChunks,
     ports_open: portList('Ports open from this region.'),
     ports_filtered: portList('Ports filtered from this region.'),
   })
@@ -37,9 +38,7 @@ export type Vantage = z.output<typeof Vantage>;
 /** One region's progress while a multi-region scan runs. */
 export const VantageProgress = z
   .strictObject({
-    region: RegionName,
-    chunks_complete: chunksComplete,
-    total_chunks: totalChunks,
+    ...regionCounts,
     ports_open: portList('Ports found open from this region so far.'),
     filtered_count: count('Ports found filtered from this region so far.'),
   })

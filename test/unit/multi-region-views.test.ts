@@ -14,6 +14,7 @@ import { Refusal } from '../../src/limits/refusal.js';
 import { placeRecord, queuedRecord } from '../../src/model/scan-record.js';
 import { applyVantageChunk, portDifferences, regionChunk, settleVantages, unionPorts } from '../../src/model/vantage-views.js';
 import { finalBody, progressBody } from '../../src/scan/result-view.js';
+import { NO_LIMITS } from '../../support/no-limits.js';
 
 const open = (port: number): Port => ({ port, state: 'open', service: null, banner: null });
 const filtered = (port: number): Port => ({ port, state: 'filtered', service: null, banner: null });
@@ -100,17 +101,10 @@ describe('a multi-region record', () => {
 });
 
 describe('the scan limits of a scan from several regions', () => {
-  const limits = {
-    edge: { max: 0, windowSeconds: 60 },
-    fastPerAsn: { max: 0, windowSeconds: 60 },
-    deepPerIp: { max: 3, windowSeconds: 600 },
-    deepPerAsn: { max: 0, windowSeconds: 600 },
-    webhooksPerIp: { max: 0, windowSeconds: 60 },
-    ipv6PrefixLength: 64,
-  };
+  const limits = { ...NO_LIMITS, deepPerIp: { max: 3, windowSeconds: 600 } };
   const admission = (now: { t: number }) =>
     new Admission({
-      limits: limits as never,
+      limits,
       store: new MemoryRateLimitStore(),
       optOut: { has: () => false },
       asn: { asnOf: () => null } as never,
