@@ -1,6 +1,7 @@
 // Why `selfscan check` could not decide: the server could not be reached,
 // answered an HTTP error or 429, the scan failed or ended incomplete, time
-// ran out, or a limit was asked of a server that reports no facts. Each is exit code 2, and outranks any finding.
+// ran out, or a limit or regions were asked of a server that cannot answer
+// them (no facts; scans from one place). Each is exit code 2, and outranks any finding.
 
 /** What kind of failure to decide. */
 export type CheckErrorKind = 'unreachable' | 'http' | 'rate_limited' | 'timeout' | 'scan_failed' | 'incomplete' | 'unassessed';

@@ -10,7 +10,8 @@ export function checkHelp(command: string): string {
 
 Usage:
   ${command} [--server URL] [--deep] [--expect-open PORTS]... [--expect-closed PORTS]... [--only-open]
-     [--max-severity LEVEL] [--cert-min-days N] [--policy FILE] [--report FORMAT[=PATH]]... [-4 | -6] [--source ADDR]
+     [--max-severity LEVEL] [--cert-min-days N] [--regions all|NAMES [--expect-same-everywhere]]
+     [--policy FILE] [--report FORMAT[=PATH]]... [-4 | -6] [--source ADDR]
      [--allow-incomplete] [--wait-rate-limit] [--timeout SECONDS] [--no-progress]
 
 Where to run it: the server scans the public address the check comes FROM. On a
@@ -27,10 +28,15 @@ Options:
                             (LEVEL: ${SEVERITIES.join(', ')}, worst first)
   --cert-min-days N         any open port whose TLS certificate has fewer than N days left
                             (or has expired) fails the check
+  --regions all|NAMES       scan from several regions of a cluster at once: all of them, or names
+                            like NL,FR; the checks above judge the union (open from any region),
+                            and the reports show each region's view and the ports seen differently
+  --expect-same-everywhere  every region must see each port the same and finish its scan (a port
+                            open from NL but filtered from FR fails); needs --regions
   --policy FILE             the same in JSON: {"server", "deep", "expect_open", "expect_closed",
-                            "only_open", "max_severity", "cert_min_days", "allow_incomplete",
-                            "timeout_seconds"}; flags override it (a port named by a flag takes
-                            the flag's expectation)
+                            "only_open", "max_severity", "cert_min_days", "regions",
+                            "expect_same_everywhere", "allow_incomplete", "timeout_seconds"};
+                            flags override it (a port named by a flag takes the flag's expectation)
   --report FORMAT[=PATH]    ${REPORT_FORMATS.join(', ')}; to PATH or stdout (- or no PATH); repeatable,
                             all from one scan (default: text)
   -4, -6                    connect over IPv4 or IPv6 only (checks that address of the host)
@@ -43,11 +49,17 @@ Options:
                             quarter when CI is set)
   -h, --help                show this help
 
+Example: the same ports from every region of the cluster, and only SSH and HTTPS open
+  ${command} --server https://selfscan.example.org --regions all --expect-same-everywhere \\
+     --expect-open 22,443 --only-open
+
 Exit codes:
   0  every check passed
   1  a check failed
-  2  could not decide: usage error, server unreachable, HTTP error, rate limited, scan failed,
-     scan incomplete (unless --allow-incomplete), --timeout, or a limit asked of a server that
-     reports no facts; an error outranks any finding
+  2  could not decide: usage error, server unreachable, HTTP error (a server that is a single
+     process or knows no such region answers --regions with 422 invalid_regions), rate limited,
+     scan failed, scan incomplete (unless --allow-incomplete), --timeout, a limit asked of a
+     server that reports no facts, or --regions asked of one that ignores it; an error outranks
+     any finding
 `;
 }

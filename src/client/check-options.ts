@@ -3,6 +3,7 @@
 // expectation, a limit set by a flag replaces the file's), and every mistake is a UsageError before anything is sent.
 import { parseArgs } from 'node:util';
 
+import { type RegionsAsked, refuseRegions, regionsKey, regionsNamed } from '../api/regions-asked.js';
 import { FAST_PORTS } from '../api/scan-ports.js';
 import type { ScanType } from '../api/scan-type.js';
 import { isSeverityLevel, SEVERITIES, type SeverityLevel } from '../api/severity-levels.js';
@@ -43,6 +44,10 @@ export interface CheckPlan {
   maxSeverity?: Limit<SeverityLevel>;
   /** No open port's TLS certificate may have fewer days left than this. */
   certMinDays?: Limit<number>;
+  /** Scan from these regions of a cluster at once (`all`, or names sorted); undefined: from one place. */
+  regions?: RegionsAsked;
+  /** Every region must see each port the same, and finish (--expect-same-everywhere). */
+  sameEverywhere?: { from: 'flag' | 'policy' };
   allowIncomplete: boolean;
   waitRateLimit: boolean;
   timeoutMs: number;
@@ -64,6 +69,8 @@ const OPTIONS = {
   'only-open': { type: 'boolean' },
   'max-severity': { type: 'string' },
   'cert-min-days': { type: 'string' },
+  regions: { type: 'string' },
+  'expect-same-everywhere': { type: 'boolean' },
   policy: { type: 'string' },
   report: { type: 'string', multiple: true },
   ipv4: { type: 'boolean', short: '4' },
@@ -113,6 +120,23 @@ function days(text: string): number {
   return Number(text);
 }
 
+function regions(text: string): RegionsAsked {
+  const refused = refuseRegions(text);
+  if (refused !== null) throw new UsageError(`--regions: ${refused}`);
+  return regionsKey(text);
+}
+
+/** --expect-same-everywhere as the flag or the policy asks; it compares regions, so it needs several. */
+function sameEverywhere(flag: boolean | undefined, policy: Policy | undefined, asked: RegionsAsked | undefined): CheckPlan['sameEverywhere'] {
+  const from = flag ? 'flag' : policy?.expectSameEverywhere ? 'policy' : undefined;
+  if (from === undefined) return undefined;
+  if (asked === undefined) throw new UsageError('--expect-same-everywhere compares what several regions see: pass --regions all or --regions NL,FR');
+  const named = regionsNamed(asked);
+  if (named !== null && named.length < 2)
+    throw new UsageError(`--expect-same-everywhere compares what several regions see: --regions ${asked} names one; pass all or two or more`);
+  return { from };
+}
+
 /** The plan of `selfscan check ARGS`, or 'help'; throws UsageError. */
 export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckPlan | 'help' {
   let values: ReturnType<typeof parseArgs<{ args: string[]; strict: true; options: typeof OPTIONS }>>['values'];
@@ -148,6 +172,8 @@ export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckPla
       );
   }
 
+  const regionsAsked = values.regions === undefined ? policy?.regions : regions(values.regions);
+
   const timeoutText = values.timeout;
   const timeoutSeconds = timeoutText === undefined ? (policy?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS[scanType]) : Number(timeoutText);
   if (!(timeoutSeconds > 0)) throw new UsageError(`--timeout needs seconds above 0, not ${JSON.stringify(timeoutText)}`);
@@ -159,6 +185,8 @@ export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckPla
     onlyOpen: values['only-open'] ?? policy?.onlyOpen ?? false,
     maxSeverity: limit(values['max-severity'], severityLevel, policy?.maxSeverity),
     certMinDays: limit(values['cert-min-days'], days, policy?.certMinDays),
+    regions: regionsAsked,
+    sameEverywhere: sameEverywhere(values['expect-same-everywhere'], policy, regionsAsked),
     allowIncomplete: values['allow-incomplete'] ?? policy?.allowIncomplete ?? false,
     waitRateLimit: values['wait-rate-limit'] ?? false,
     timeoutMs: timeoutSeconds * 1000,

@@ -24,7 +24,13 @@ const EXIT_CODES: Readonly<Record<Verdict, 0 | 1 | 2>> = { pass: 0, fail: 1, err
 /** The outcome of a run whose scan ended with `result`, or could not run (`scanError`). */
 export function outcomeOf(plan: CheckPlan, result: ScanResultFinal | null, scanError: CheckError | null, startedAt: Date): CheckOutcome {
   const onlyOpen = { on: plan.onlyOpen, from: plan.policy?.onlyOpen === plan.onlyOpen && plan.policy !== undefined ? 'policy' : 'flag' } as const;
-  const checks = evaluate(result, { expectations: plan.expectations, onlyOpen, maxSeverity: plan.maxSeverity, certMinDays: plan.certMinDays });
+  const checks = evaluate(result, {
+    expectations: plan.expectations,
+    onlyOpen,
+    maxSeverity: plan.maxSeverity,
+    certMinDays: plan.certMinDays,
+    sameEverywhere: plan.sameEverywhere,
+  });
   let error = scanError;
   if (result?.status === 'failed') error = new CheckError('scan_failed', `the scan failed: ${result.fail_reason}`);
   else if (result?.status === 'incomplete' && !plan.allowIncomplete)
@@ -33,6 +39,12 @@ export function outcomeOf(plan: CheckPlan, result: ScanResultFinal | null, scanE
     error = new CheckError(
       'unassessed',
       'the server reported no severities or certificates (it predates interface 1.1, or its operator turned facts off): --max-severity and --cert-min-days cannot be judged',
+    );
+  // A server before interface 1.2 ignores `regions` and scans from one place: that is not what was asked.
+  else if (result !== null && plan.regions !== undefined && result.vantages === undefined)
+    error = new CheckError(
+      'unassessed',
+      `the server scanned from one place and sent no view of each region (it predates interface 1.2): --regions ${plan.regions} was not honoured`,
     );
   const verdict: Verdict = error !== null ? 'error' : checks.some((check) => check.outcome === 'fail') ? 'fail' : 'pass';
   return { plan, result, checks, error, verdict, exitCode: EXIT_CODES[verdict], startedAt, durationMs: Date.now() - startedAt.getTime() };

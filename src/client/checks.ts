@@ -3,14 +3,19 @@
 // filtered, closed otherwise; an incomplete scan decides only what it found
 // open. The limits judge each open port by what the server learned of it
 // (its risk, its TLS certificate); a result without that (a server before
-// interface 1.1, or with facts off) decides none of them.
+// interface 1.1, or with facts off) decides none of them. All of these
+// judge a multi-region scan's union; the sameness check alone compares its
+// regions: each port seen differently fails, and so does each region that
+// did not finish (what it did not verify cannot be shown the same).
 import type { Port } from '../api/port.js';
 import type { ScanResultFinal } from '../api/scan-result.js';
 import { type SeverityLevel, severityRank } from '../api/severity-levels.js';
+import type { PortDifference } from '../api/vantages.js';
 import type { Expectation, Limit } from './check-options.js';
+import { differenceText, vantageStatusText } from './region-views.js';
 
 /** The kinds of check, each a SARIF rule and a JUnit class. */
-export type Rule = 'expect-open' | 'expect-closed' | 'only-open' | 'max-severity' | 'cert-min-days';
+export type Rule = 'expect-open' | 'expect-closed' | 'only-open' | 'max-severity' | 'cert-min-days' | 'same-everywhere';
 
 /** A port's state as the check sees it; `unknown` when the scan did not decide it. */
 export type SeenState = Port['state'] | 'unknown';
@@ -20,6 +25,8 @@ export interface Check {
   rule: Rule;
   /** The port checked; absent for a check of the other ports (`only-open` and the limits when none is left to judge). */
   port?: number;
+  /** The region checked: `same-everywhere`, a region that did not finish. */
+  region?: string;
   state: SeenState;
   outcome: 'pass' | 'fail' | 'undecided';
   message: string;
@@ -34,6 +41,7 @@ export interface CheckRules {
   onlyOpen: { on: boolean; from: 'flag' | 'policy' };
   maxSeverity?: Limit<SeverityLevel>;
   certMinDays?: Limit<number>;
+  sameEverywhere?: { from: 'flag' | 'policy' };
 }
 
 /** How a run ended: 0 pass, 1 a check failed, 2 could not decide. */
@@ -60,6 +68,7 @@ export function evaluate(result: ScanResultFinal | null, rules: CheckRules): Che
     ...onlyOpenChecks(result, rules),
     ...severityChecks(result, rules.maxSeverity),
     ...certificateChecks(result, rules.certMinDays),
+    ...samenessChecks(result, rules.sameEverywhere),
   ];
 }
 
@@ -146,6 +155,46 @@ function certificateChecks(result: ScanResultFinal | null, limit: Limit<number> 
     ];
   });
   return finishLimit(result, checks, rule, from, `no open port serves a certificate with fewer than ${min} days left`);
+}
+
+function samenessChecks(result: ScanResultFinal | null, asked: CheckRules['sameEverywhere']): Check[] {
+  if (asked === undefined) return [];
+  const rule = 'same-everywhere';
+  const { from } = asked;
+  if (result === null || result.vantages === undefined) {
+    const why = result === null ? 'no scan result' : 'the server sent no view of each region';
+    return [{ rule, state: 'unknown', from, outcome: 'undecided', message: `sameness across regions: not decided (${why})` }];
+  }
+  const unfinished = result.vantages
+    .filter((vantage) => vantage.status !== 'complete')
+    .map(
+      (vantage): Check => ({
+        rule,
+        region: vantage.region,
+        state: 'unknown',
+        from,
+        outcome: 'fail',
+        message: `region ${vantage.region} ${vantage.status === 'failed' ? '' : 'is '}${vantageStatusText(vantage)}: what it did not verify cannot be shown the same as elsewhere`,
+      }),
+    );
+  const differing = (result.differences ?? []).map(
+    (difference): Check => ({ rule, port: difference.port, state: unionState(difference), from, outcome: 'fail', message: differenceText(difference) }),
+  );
+  if (unfinished.length > 0 || differing.length > 0) return [...differing, ...unfinished];
+  return [
+    {
+      rule,
+      state: 'closed',
+      from,
+      outcome: 'pass',
+      message: `every region (${result.vantages.map((vantage) => vantage.region).join(', ')}) sees the same ports`,
+    },
+  ];
+}
+
+/** A differing port's state in the union: open if any region reached it, else filtered if one got no answer. */
+function unionState(difference: PortDifference): SeenState {
+  return difference.open.length > 0 ? 'open' : difference.filtered.length > 0 ? 'filtered' : 'closed';
 }
 
 /** How long a certificate has: `expires in 3 days`, `expires today`, `expired 2 days ago`. */

@@ -3,6 +3,7 @@
 // code-scanning alerts point at the line that states them.
 import { readFileSync } from 'node:fs';
 
+import { type RegionsAsked, refuseRegions, regionsKey } from '../api/regions-asked.js';
 import { isSeverityLevel, SEVERITIES, type SeverityLevel } from '../api/severity-levels.js';
 import { parsePortList } from './port-list.js';
 import { UsageError } from './usage-error.js';
@@ -18,12 +19,26 @@ export interface Policy {
   timeoutSeconds?: number;
   maxSeverity?: SeverityLevel;
   certMinDays?: number;
+  regions?: RegionsAsked;
+  expectSameEverywhere?: boolean;
   /** The file as given, and the line of each key in it (1-based). */
   path: string;
   lines: Record<string, number>;
 }
 
-const KEYS = ['server', 'deep', 'expect_open', 'expect_closed', 'only_open', 'allow_incomplete', 'timeout_seconds', 'max_severity', 'cert_min_days'] as const;
+const KEYS = [
+  'server',
+  'deep',
+  'expect_open',
+  'expect_closed',
+  'only_open',
+  'allow_incomplete',
+  'timeout_seconds',
+  'max_severity',
+  'cert_min_days',
+  'regions',
+  'expect_same_everywhere',
+] as const;
 
 /** A port list in a policy: `"22,443"`, or an array of ports and `"8000-8099"` ranges. */
 function ports(value: unknown, key: string): number[] {
@@ -31,6 +46,16 @@ function ports(value: unknown, key: string): number[] {
   if (typeof value === 'string') return parsePortList(value);
   if (Array.isArray(value) && value.every((item) => typeof item === 'string' || Number.isInteger(item))) return parsePortList(value.join(','));
   throw new UsageError(`policy: ${key} must be a port list like "22,443,8000-8099" or [22, "8000-8099"]`);
+}
+
+/** The policy's regions: `"all"`, `"NL,FR"`, or an array of names. */
+function regions(value: unknown): RegionsAsked | undefined {
+  if (value === undefined) return undefined;
+  const text = Array.isArray(value) && value.every((item) => typeof item === 'string') ? value.join(',') : value;
+  if (typeof text !== 'string') throw new UsageError('policy: regions must be "all", names like "NL,FR", or an array of names');
+  const refused = refuseRegions(text);
+  if (refused !== null) throw new UsageError(`policy: ${refused}`);
+  return regionsKey(text);
 }
 
 function optional<T>(value: unknown, key: string, type: 'string' | 'boolean' | 'number'): T | undefined {
@@ -79,6 +104,8 @@ export function readPolicy(path: string): Policy {
     timeoutSeconds: timeout,
     maxSeverity,
     certMinDays,
+    regions: regions(object.regions),
+    expectSameEverywhere: optional(object.expect_same_everywhere, 'expect_same_everywhere', 'boolean'),
     path,
     lines,
   };

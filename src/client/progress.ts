@@ -1,8 +1,9 @@
 // Progress on stderr while the scan runs: a bar redrawn in place on a
 // terminal; a line per quarter when CI is set (CI logs keep every byte, so
 // no redraws); nothing when piped or with --no-progress. The bar is drawn
-// with a carriage return only, no escape codes.
-import type { ScanProgress } from './scan-client.js';
+// with a carriage return only, no escape codes. A multi-region scan shows
+// each region's ports done and the region of the chunk just verified.
+import type { RegionProgress, ScanProgress } from './scan-client.js';
 
 /** How progress is shown. */
 export type ProgressMode = 'bar' | 'lines' | 'none';
@@ -21,6 +22,8 @@ export class ProgressView {
   private quarter = 0;
   private drawn = 0;
   private openSoFar = 0;
+  private regions: RegionProgress[] = [];
+  private lastRegion: string | undefined;
   private readonly started = Date.now();
 
   constructor(
@@ -35,8 +38,9 @@ export class ProgressView {
     if (this.mode === 'none') return;
     if (progress.openSoFar !== undefined) this.openSoFar = progress.openSoFar;
     const fraction = progress.totalChunks > 0 ? Math.min(1, progress.chunksComplete / progress.totalChunks) : 0;
-    const done = Math.round(fraction * this.totalPorts);
-    const counts = `${done}/${this.totalPorts} ports, ${this.openSoFar} open`;
+    if (progress.regions !== undefined) this.regions = progress.regions;
+    if (progress.region !== undefined) this.lastRegion = progress.region;
+    const counts = `${this.portsDone(fraction)}, ${this.openSoFar} open${this.lastRegion === undefined ? '' : `, last chunk from ${this.lastRegion}`}`;
     if (this.mode === 'lines') {
       // A quarter skipped between two updates still gets its line.
       for (const quarter = Math.floor(fraction * 4); this.quarter < quarter; ) this.stream.write(`${this.label}: ${++this.quarter * 25}% (${counts})\n`);
@@ -47,6 +51,13 @@ export class ProgressView {
     const eta = progress.etaSeconds ?? (fraction > 0 ? (elapsed * (1 - fraction)) / fraction : undefined);
     const filled = Math.round(fraction * WIDTH);
     this.draw(`[${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${counts}${eta === undefined || fraction >= 1 ? '' : `, ETA ${Math.ceil(eta)} s`}`);
+  }
+
+  /** `12/32 ports`; per region for a multi-region scan: `NL 32/32, FR 8/32 ports`. */
+  private portsDone(fraction: number): string {
+    const of = (part: number): string => `${Math.round(part * this.totalPorts)}/${this.totalPorts}`;
+    if (this.regions.length === 0) return `${of(fraction)} ports`;
+    return `${this.regions.map(({ region, chunksComplete, totalChunks }) => `${region} ${of(totalChunks > 0 ? chunksComplete / totalChunks : 0)}`).join(', ')} ports`;
   }
 
   /** Writes `text` as a line of its own, clear of the bar. */

@@ -1,5 +1,7 @@
 // The junit report: one testcase per check, so CI systems show each
-// expectation and each open port judged by a limit as a test; a failure's message is both in the attribute and
+// expectation and each open port judged by a limit as a test; the sameness
+// of regions is one testcase, failing with every port and region that broke
+// it. A failure's message is both in the attribute and
 // in the body, since CI systems differ in which they show. A run that
 // could not decide adds an errored `scan` testcase.
 import type { CheckOutcome } from './check-outcome.js';
@@ -28,12 +30,28 @@ function checkName({ rule, port }: Check): string {
       return port === undefined ? 'no open port is worse than the severity limit' : `port ${port} is within the severity limit`;
     case 'cert-min-days':
       return port === undefined ? 'no certificate is short of days' : `port ${port} has a certificate with enough days left`;
+    case 'same-everywhere':
+      return 'every region sees the same ports';
   }
+}
+
+/** The checks as testcases: each its own, but the sameness checks folded into one (failed if any failed, else skipped if any was undecided). */
+function asTestcases(checks: readonly Check[]): Check[] {
+  const sameness = checks.filter((check) => check.rule === 'same-everywhere');
+  const others = checks.filter((check) => check.rule !== 'same-everywhere');
+  if (sameness.length === 0) return others;
+  const worst = sameness.find((check) => check.outcome === 'fail') ?? sameness.find((check) => check.outcome === 'undecided') ?? sameness[0]!;
+  const message = sameness
+    .filter((check) => check.outcome === worst.outcome)
+    .map((check) => check.message)
+    .join('. '); // a difference's message has semicolons of its own
+  return [...others, { ...worst, port: undefined, region: undefined, message }];
 }
 
 /** The junit report of `outcome`. */
 export function junitReport(outcome: CheckOutcome): string {
-  const { plan, result, checks, error } = outcome;
+  const { plan, result, error } = outcome;
+  const checks = asTestcases(outcome.checks);
   const cases = checks.map((check) =>
     testcase(
       checkName(check),

@@ -5,7 +5,9 @@
 // a repository file, so a result points at the line of the policy file
 // (--policy) that states the expectation; without a policy file results
 // carry no location. partialFingerprints stay the same from run to run
-// (rule, port, scanned address), so an alert stays one alert.
+// (rule, port or region, scanned address), so an alert stays one alert.
+// The sameness of regions has a result per port seen differently (with the
+// regions on each side) and per region that did not finish.
 import { createHash } from 'node:crypto';
 import { relative, sep } from 'node:path';
 
@@ -64,6 +66,14 @@ const RULES: Readonly<Record<Rule, RuleText>> = {
     severity: SECURITY_SEVERITY_SCORE.medium,
     key: 'cert_min_days',
   },
+  'same-everywhere': {
+    name: 'PortSeenDifferentlyAcrossRegions',
+    short: 'A port is not the same from every region',
+    full: 'With expect_same_everywhere (--expect-same-everywhere) every region must see each port the same and finish its scan; this port was open from some regions and filtered or closed from others (a firewall or security group that allows some source ranges, a geo block, an edge or anycast node configured differently), or a region could not verify every port.',
+    help: 'Find the firewall, security group or edge that treats the regions differently and make them agree; if a region did not finish, run the check again.',
+    severity: '6.0',
+    key: 'expect_same_everywhere',
+  },
 };
 
 const RULE_IDS = Object.keys(RULES) as Rule[];
@@ -75,6 +85,16 @@ function location(outcome: CheckOutcome, check: Check): object[] {
   const line = check.from === 'policy' ? (policy.lines[key] ?? 1) : 1;
   const uri = relative(process.cwd(), policy.path).split(sep).join('/');
   return [{ physicalLocation: { artifactLocation: { uri }, region: { startLine: line } } }];
+}
+
+/** A sameness result's regions: those on each side of its port, or the region that did not finish. */
+function regionsOf({ result }: CheckOutcome, check: Check): object {
+  if (check.rule !== 'same-everywhere') return {};
+  if (check.region !== undefined) return { region: check.region };
+  const difference = result?.differences?.find(({ port }) => port === check.port);
+  return difference === undefined
+    ? {}
+    : { regions: { open: difference.open, filtered: difference.filtered, closed: difference.closed, unknown: difference.unknown } };
 }
 
 /** The sarif report of `outcome`. */
@@ -90,12 +110,16 @@ export function sarifReport(outcome: CheckOutcome): string {
       message: { text: `${check.message} (${plan.scanType} scan of ${ip} by ${plan.server.origin})` },
       locations: location(outcome, check),
       partialFingerprints: {
-        'selfscanCheck/v1': createHash('sha256').update(`${check.rule}|${check.port}|${ip}`).digest('hex').slice(0, 32),
+        'selfscanCheck/v1': createHash('sha256')
+          .update(`${check.rule}|${check.port ?? check.region}|${ip}`)
+          .digest('hex')
+          .slice(0, 32),
       },
       properties: {
         port: check.port,
         state: check.state,
         ip,
+        ...regionsOf(outcome, check),
         'security-severity': check.severity === undefined ? RULES[check.rule].severity : SECURITY_SEVERITY_SCORE[check.severity],
         ...(check.severity === undefined ? {} : { severity: check.severity }),
       },

@@ -1,12 +1,16 @@
 // The text report, for people: the open ports with service and banner
 // (and, from a server of interface 1.1, each one's severity, why, what to
 // do and its certificate's days; the scan's highest severity; what changed
-// since the last scan), then each check and the verdict. Colour only when asked (a TTY without
+// since the last scan; from a multi-region scan, each region's status and
+// open ports and the ports seen differently), then each check and the
+// verdict. Colour only when asked (a TTY without
 // NO_COLOR or TERM=dumb).
 import type { Port } from '../api/port.js';
 import type { ScanChanges } from '../api/scan-changes.js';
+import type { ScanResultFinal } from '../api/scan-result.js';
 import type { CheckOutcome } from './check-outcome.js';
 import { type Check, daysLeftText } from './checks.js';
+import { differenceText, vantageStatusText } from './region-views.js';
 
 const MARK: Record<Check['outcome'], { label: string; colour: number }> = {
   pass: { label: 'PASS', colour: 32 },
@@ -19,7 +23,7 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
   const paint = (code: number, text: string): string => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
   const { plan, result, checks, error } = outcome;
   const lines: string[] = [];
-  const scanned = result === null ? '' : ` of ${result.ip}`;
+  const scanned = result === null ? '' : ` of ${result.ip}${result.regions === undefined ? '' : ` from ${result.regions.join(', ')}`}`;
   const took = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
   const status = result === null ? 'no result' : `${result.status}${'duration_ms' in result ? ` in ${took(result.duration_ms)}` : ''}`;
   lines.push(`selfscan check: ${plan.scanType} scan${scanned} by ${plan.server.origin}: ${status}`);
@@ -29,6 +33,7 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
     for (const port of result.ports_open) lines.push(...portLines(port));
     if (result.changes !== undefined) lines.push('', changesLine(result.changes));
   }
+  if (result !== null) lines.push(...regionLines(result, took));
   if (checks.length > 0) {
     lines.push('', 'Checks:');
     for (const check of checks) lines.push(`  ${paint(MARK[check.outcome].colour, MARK[check.outcome].label)}  ${check.message}`);
@@ -60,6 +65,22 @@ function portLines(port: Port): string[] {
   if (port.risk !== undefined) lines.push(`${INDENT}${port.risk.severity}: ${port.risk.why}`, `${INDENT}fix: ${port.risk.fix}`);
   const tls = port.facts?.tls;
   if (tls !== undefined) lines.push(`${INDENT}certificate: ${daysLeftText(tls.days_left)} (${new Date(tls.not_after * 1000).toISOString().slice(0, 10)})`);
+  return lines;
+}
+
+/** Each region's status and open ports, then the ports seen differently; nothing for a scan from one place. */
+function regionLines(result: ScanResultFinal, took: (ms: number) => string): string[] {
+  if (result.vantages === undefined) return [];
+  const width = Math.max(...result.vantages.map((vantage) => vantage.region.length)) + 2;
+  const lines = ['', 'Regions:'];
+  for (const vantage of result.vantages) {
+    const open = vantage.ports_open.length === 0 ? 'none' : vantage.ports_open.map((port) => port.port).join(', ');
+    const seen = vantage.status === 'failed' ? '' : ` in ${took(vantage.duration_ms)}; open: ${open}`;
+    lines.push(`  ${vantage.region.padEnd(width)}${vantageStatusText(vantage)}${seen}`);
+  }
+  const differences = result.differences ?? [];
+  if (differences.length === 0) lines.push('Differences: none (each region that verified a port saw it the same)');
+  else lines.push('Differences:', ...differences.map((difference) => `  ${differenceText(difference)}`));
   return lines;
 }
 

@@ -45,6 +45,7 @@ async function scan(plan: CheckPlan, io: CheckIo, command: string): Promise<{ re
     const result = await runScan({
       server: plan.server,
       scanType: plan.scanType,
+      regions: plan.regions,
       family: plan.family,
       localAddress: plan.localAddress,
       signal: AbortSignal.timeout(plan.timeoutMs),

@@ -3,11 +3,14 @@
 // short idle timeout), the same scan followed by polling v1. Plain
 // node:http/https, so the caller picks the address family (-4/-6) and the
 // local address (--source): the server scans the address it is called from.
+// Every request carries the same `regions`, so the stream and the polling
+// follow the same multi-region scan.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { ErrorBody } from '../api/error-body.js';
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanResult, ScanResultFinal } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { SseProgress, SseQueued } from '../api/sse-events.js';
@@ -21,11 +24,24 @@ export interface ScanProgress {
   /** Open ports found so far; undefined while polling (v1 does not say). */
   openSoFar?: number;
   etaSeconds?: number;
+  /** The region whose chunk was just verified (multi-region scans). */
+  region?: string;
+  /** Each region's chunks so far (multi-region scans). */
+  regions?: RegionProgress[];
+}
+
+/** One region's part of a multi-region scan so far. */
+export interface RegionProgress {
+  region: string;
+  chunksComplete: number;
+  totalChunks: number;
 }
 
 export interface ScanClientOptions {
   server: URL;
   scanType: ScanType;
+  /** The regions to scan from; undefined: from one place. */
+  regions?: RegionsAsked;
   family?: 4 | 6;
   localAddress?: string;
   /** Aborts everything when the time is up. */
@@ -49,10 +65,10 @@ export async function runScan(options: ScanClientOptions): Promise<ScanResultFin
   const client = new Client(options);
   const response = await client.call('GET', 'v2', 'text/event-stream');
   if (!response.headers['content-type']?.startsWith('text/event-stream'))
-    throw await httpError(response, `GET /v2/${options.scanType}`, 'expected an event stream');
+    throw await httpError(response, `GET ${pathOf('v2', options)}`, 'expected an event stream');
   const final = await client.stream(response);
   if (final !== null) return final;
-  options.onNote(`the event stream was cut before the scan ended; following it by polling /v1/${options.scanType}`);
+  options.onNote(`the event stream was cut before the scan ended; following it by polling ${pathOf('v1', options)}`);
   return client.poll();
 }
 
@@ -67,7 +83,7 @@ class Client {
     for (;;) {
       const response = await this.send(method, version, accept);
       if (response.statusCode === 200) return response;
-      if (response.statusCode !== 429) throw await httpError(response, `${method} /${version}/${options.scanType}`);
+      if (response.statusCode !== 429) throw await httpError(response, `${method} ${pathOf(version, options)}`);
       const body = await readBody(response, options.signal);
       const retryAfter = retryAfterSeconds(response, body);
       const reason = errorBody(body)?.reason ?? 'too many requests';
@@ -117,7 +133,7 @@ class Client {
       else
         throw new CheckError(
           'http',
-          `unexpected answer from GET /v1/${this.options.scanType}: status ${JSON.stringify((body as { status?: unknown }).status)}`,
+          `unexpected answer from GET ${pathOf('v1', this.options)}: status ${JSON.stringify((body as { status?: unknown }).status)}`,
         );
       await sleep(POLL_INTERVAL_MS, undefined, { signal: this.options.signal }).catch(() => this.timedOut());
     }
@@ -130,13 +146,15 @@ class Client {
       totalChunks: payload.total_chunks,
       openSoFar: payload.ports_open?.length,
       etaSeconds: payload.eta_seconds,
+      region: payload.region,
+      regions: payload.vantages?.map(({ region, chunks_complete, total_chunks }) => ({ region, chunksComplete: chunks_complete, totalChunks: total_chunks })),
     });
   }
 
   private send(method: string, version: 'v1' | 'v2', accept: string): Promise<IncomingMessage> {
     const { options } = this;
     const base = options.server.href.endsWith('/') ? options.server.href : `${options.server.href}/`;
-    const url = new URL(`${version}/${options.scanType}`, base);
+    const url = new URL(pathOf(version, options).slice(1), base);
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const outgoing = request(url, {
@@ -162,6 +180,11 @@ class Client {
   private timedOut(): never {
     throw this.timeoutError();
   }
+}
+
+/** The path of a scan route with its `regions` (names need no escaping: refuseRegions let only letters, digits, _ - and commas by). */
+function pathOf(version: 'v1' | 'v2', { scanType, regions }: Pick<ScanClientOptions, 'scanType' | 'regions'>): string {
+  return `/${version}/${scanType}${regions === undefined ? '' : `?regions=${regions}`}`;
 }
 
 function isFinal(body: { status?: string } | undefined): body is ScanResultFinal {

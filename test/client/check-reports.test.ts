@@ -104,8 +104,28 @@ describe('every report from one scan', () => {
 
   it('json: the documented shape, with the server result unchanged', async () => {
     const { json } = reports;
-    expect(Object.keys(json)).toEqual(['format', 'server', 'scan_type', 'started_at', 'duration_ms', 'verdict', 'exit_code', 'error', 'checks', 'result']);
-    expect(json).toMatchObject({ format: 'selfscan-check/1', server: `${server.url}/`, scan_type: 'fast', verdict: 'fail', exit_code: 1, error: null });
+    expect(Object.keys(json)).toEqual([
+      'format',
+      'server',
+      'scan_type',
+      'started_at',
+      'duration_ms',
+      'verdict',
+      'exit_code',
+      'error',
+      'checks',
+      'regions',
+      'result',
+    ]);
+    expect(json).toMatchObject({
+      format: 'selfscan-check/1',
+      server: `${server.url}/`,
+      scan_type: 'fast',
+      verdict: 'fail',
+      exit_code: 1,
+      error: null,
+      regions: null,
+    });
     expect(json.checks).toEqual([
       { rule: 'expect-open', port: 22, state: 'open', outcome: 'pass', message: 'port 22 is open', from: 'policy', severity: null },
       { rule: 'expect-open', port: 443, state: 'closed', outcome: 'fail', message: 'port 443 is closed, expected open', from: 'flag', severity: null },
