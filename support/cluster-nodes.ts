@@ -5,13 +5,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type CliEntry, type ServerProcess, startServerProcess } from './server-process.js';
+import { type CliEntry, type Placement, type ServerProcess, startServerProcess } from './server-process.js';
 
 export interface NodeSpec {
   role: 'api' | 'scanner';
   region?: string;
   /** More settings of this node's config file. */
   config?: object;
+  /** Where it runs (a scanner node in its region's network namespace: support/region-namespaces.ts); default here, on 127.0.0.1. */
+  place?: Placement;
 }
 
 /** Starts one node against the Redis at `socket`, from source unless `entry` says otherwise (benchmarks run the build). */
@@ -24,7 +26,7 @@ export function startNode(socket: string, spec: NodeSpec, entry?: CliEntry): Pro
     ...(spec.region === undefined ? {} : { region: spec.region }),
     ...spec.config,
   };
-  return startServerProcess(dataDir, config, entry);
+  return startServerProcess(dataDir, config, entry, undefined, spec.place);
 }
 
 /** GET /healthz of a node. */

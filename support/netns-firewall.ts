@@ -24,6 +24,15 @@ export interface Limit {
   burst: number;
 }
 
+/** A port range answered differently to one source address, as a firewall that trusts some networks more than others. */
+export interface SourceRule {
+  /** The source address (IPv4 or IPv6) the rule applies to. */
+  source: string;
+  ports: PortRange;
+  /** `drop`: no answer (filtered); `reset`: REJECT --reject-with tcp-reset (closed). */
+  answer: 'drop' | 'reset';
+}
+
 export interface HostileOptions {
   /** Drop SYNs to every port without a listener (a host that shows only its services). */
   dropAllButListeners?: boolean;
@@ -42,6 +51,8 @@ export interface HostileOptions {
    * every one (the global icmp_msgs_per_sec cap is lifted too).
    */
   icmpRatelimitMs?: number;
+  /** Rules for single sources, ahead of every other rule: the first that matches a source and port decides. */
+  bySource?: SourceRule[];
 }
 
 type Family = 4 | 6;
@@ -60,6 +71,11 @@ export function firewallRules(family: Family, options: HostileOptions, dropped: 
   const limiter = (chain: string, match: string[]): void => {
     rules.push(['-N', chain], ['-A', chain, ...match, '-j', 'RETURN'], ['-A', chain, '-j', 'DROP']);
   };
+  for (const rule of options.bySource ?? []) {
+    if (rule.source.includes(':') !== (family === 6)) continue;
+    const verdict = rule.answer === 'drop' ? ['DROP'] : ['REJECT', '--reject-with', 'tcp-reset'];
+    input('-s', rule.source, '--dport', range(rule.ports), '-j', ...verdict);
+  }
   const syn = options.synLimit;
   if (syn !== undefined) {
     limiter(
@@ -115,15 +131,18 @@ export function answeredRanges(options: HostileOptions): PortRange[] {
   return [options.rejectReset, options.rejectIcmp].filter((r): r is PortRange => r !== undefined);
 }
 
-/** The state a TCP connect scan should report for `port`. */
+/** The state a TCP connect scan from `source` (default: an address no source rule names) should report for `port`. */
 export function trueState(
   port: number,
   options: HostileOptions,
   dropped: PortRange | null,
   hasListener: (port: number) => boolean,
+  source?: string,
 ): 'open' | 'closed' | 'filtered' {
   const inside = (r: PortRange | null | undefined): boolean => r != null && port >= r.from && port <= r.to;
-  // Rule order above: the dropped range, the REJECT ranges, then drop-all.
+  // Rule order above: the source rules, the dropped range, the REJECT ranges, then drop-all.
+  const sourced = options.bySource?.find((rule) => rule.source === source && inside(rule.ports));
+  if (sourced !== undefined) return sourced.answer === 'drop' ? 'filtered' : 'closed';
   if (inside(dropped)) return 'filtered';
   if (inside(options.rejectReset)) return 'closed';
   if (inside(options.rejectIcmp)) return 'filtered';

@@ -16,6 +16,16 @@ const SOURCE_CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 export type CliEntry = readonly string[];
 const FROM_SOURCE: CliEntry = ['--import', 'tsx', SOURCE_CLI];
 
+/**
+ * Where a process runs, when not plainly on this machine's loopback: a
+ * command prefix it runs under (`ip netns exec NS`: inside a network
+ * namespace) and the address it listens on there, reachable from the test.
+ */
+export interface Placement {
+  prefix?: readonly string[];
+  host?: string;
+}
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -24,15 +34,21 @@ export interface ServerProcess {
   exited: Promise<number | string>;
 }
 
-/** Runs `selfscan ARGS`, from source unless `entry` says otherwise; `maxDescriptors`: under `ulimit -n` (soft and hard). */
+/**
+ * Runs `selfscan ARGS`, from source unless `entry` says otherwise;
+ * `maxDescriptors`: under `ulimit -n` (soft and hard); `prefix`: under that
+ * command (`ip netns exec NS`, which execs the rest: the child is still node).
+ */
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
   entry: CliEntry = FROM_SOURCE,
   maxDescriptors?: number,
+  prefix: readonly string[] = [],
 ): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | string> } {
   const command = [process.execPath, ...entry, ...args];
-  const [file, ...argv] = maxDescriptors === undefined ? command : ['sh', '-c', `ulimit -n ${maxDescriptors} && exec "$0" "$@"`, ...command];
+  const limited = maxDescriptors === undefined ? command : ['sh', '-c', `ulimit -n ${maxDescriptors} && exec "$0" "$@"`, ...command];
+  const [file, ...argv] = [...prefix, ...limited];
   const child = spawn(file!, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
@@ -44,16 +60,25 @@ export function runCli(
 
 /**
  * Starts `selfscan serve` on port 0 with `config` (rate limits off, loopback
- * DNS, unless given) as its config file; `maxDescriptors`: under that `ulimit -n`.
+ * DNS, unless given) as its config file; `maxDescriptors`: under that
+ * `ulimit -n`; `place`: where it runs (default: here, on 127.0.0.1).
  */
-export async function startServerProcess(dataDir: string, config: object = {}, entry: CliEntry = FROM_SOURCE, maxDescriptors?: number): Promise<ServerProcess> {
+export async function startServerProcess(
+  dataDir: string,
+  config: object = {},
+  entry: CliEntry = FROM_SOURCE,
+  maxDescriptors?: number,
+  place: Placement = {},
+): Promise<ServerProcess> {
   const configFile = join(dataDir, 'test-config.json');
   writeFileSync(configFile, JSON.stringify({ limits: NO_LIMITS, dns: LOOPBACK_DNS, ...config }));
+  const host = place.host ?? '127.0.0.1';
   const run = runCli(
-    ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile],
+    ['serve', '--host', host, '--port', '0', '--data-dir', dataDir, '--allow-private-targets', '--config', configFile],
     {},
     entry,
     maxDescriptors,
+    place.prefix,
   );
   const logs = (): Record<string, unknown>[] =>
     run
@@ -66,7 +91,7 @@ export async function startServerProcess(dataDir: string, config: object = {}, e
     const listening = logs().find((line) => line.event === 'listening');
     if (listening !== undefined) {
       return {
-        url: `http://127.0.0.1:${String(listening.port)}`,
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${String(listening.port)}`,
         child: run.child,
         get logs() {
           return logs();
