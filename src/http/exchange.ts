@@ -25,6 +25,16 @@ export type Headers = Record<string, string>;
 const JSON_HEADERS: Headers = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const GZIPPED_JSON: Headers = { ...JSON_HEADERS, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' };
 
+/** A JSON body that never changes (the OpenAPI document): serialised and compressed once, answered at once whatever its size. */
+export interface PreparedJson {
+  plain: Buffer;
+  gzipped: Buffer;
+}
+
+export function prepareJson(text: string): PreparedJson {
+  return { plain: Buffer.from(text), gzipped: gzipSync(text) };
+}
+
 /** Whether an Accept-Encoding header names `encoding` with a weight above 0. */
 export function acceptsEncoding(header: string, encoding: string): boolean {
   return header.split(',').some((item) => {
@@ -115,6 +125,12 @@ export class Exchange {
       return gzipAsync(text).then((compressed) => this.writeJson(status, compressed, true, headers, more));
     }
     this.writeJson(status, typeof text === 'string' ? Buffer.from(text) : text, false, headers, more);
+  }
+
+  /** Answers with a prepared body within the uWS callback, compressed for a client that accepts gzip. */
+  preparedJson(status: string, body: PreparedJson, headers: Headers): void {
+    const compressed = this.acceptsGzip;
+    this.writeJson(status, compressed ? body.gzipped : body.plain, compressed, headers, undefined);
   }
 
   private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: Headers | undefined): void {

@@ -1,13 +1,20 @@
 // The routes that describe the service rather than scan: the OpenAPI
 // document and the public key that signs webhooks.
 import { openApiJson } from '../api/openapi.js';
+import { prepareJson } from './exchange.js';
 import type { RouteContext } from './route-context.js';
 
-/** GET `path`: the OpenAPI document, serialised once. */
+/**
+ * GET `path`: the OpenAPI document, serialised and compressed once. Over
+ * 64 KiB it would otherwise be compressed off the event loop, and uWS
+ * closes a connection whose next pipelined request comes while an answer
+ * is pending.
+ */
 export function registerOpenApi(context: RouteContext, path: string): void {
+  const document = prepareJson(openApiJson);
   context.get(path, (res, req) => {
-    context.handle(res, req, 'GET', path, async (exchange, _ip, headers) => {
-      await exchange.jsonText('200 OK', openApiJson, headers);
+    context.handle(res, req, 'GET', path, (exchange, _ip, headers) => {
+      exchange.preparedJson('200 OK', document, headers);
       return '200';
     });
   });
