@@ -123,13 +123,15 @@ export function validateResponse(method: string, path: string, status: number, b
   check([...media, 'schema'], body, `${method.toUpperCase()} ${path} ${status} (${mediaType})`);
 }
 
-// The scan shapes are compiled now, at import, not at a test's first check:
+// The scan shapes and stream events are compiled now, at import, not at a test's first check:
 // compiling them takes a few hundred milliseconds on a loaded machine, and a
 // first check made while a scan runs would stall this process's loopback
 // listeners past the scanner's banner wait (their greeting then never read).
 for (const scanType of ['fast', 'deep']) {
   for (const method of ['GET', 'POST']) validatorAt([...responseLocation(method, `/v1/${scanType}`, 200), 'content', 'application/json', 'schema']);
 }
+const SSE_EVENTS_AT = [...responseLocation('get', '/v2/fast', 200), 'content', 'text/event-stream', 'x-sse-events'];
+for (const event of Object.keys(at(SSE_EVENTS_AT) as object)) validatorAt([...SSE_EVENTS_AT, event]);
 
 /**
  * Throws an Error listing the schema violations when `data` (the parsed JSON
@@ -138,8 +140,7 @@ for (const scanType of ['fast', 'deep']) {
  * the event is not in that mapping.
  */
 export function validateSseEvent(event: string, data: unknown): void {
-  const events = [...responseLocation('get', '/v2/fast', 200), 'content', 'text/event-stream', 'x-sse-events'];
-  const mapping = at(events);
+  const mapping = at(SSE_EVENTS_AT);
   if (!isObject(mapping) || !(event in mapping)) throw new Error(`the document has no SSE event ${event}`);
-  check([...events, event], data, `SSE event ${event}`);
+  check([...SSE_EVENTS_AT, event], data, `SSE event ${event}`);
 }
