@@ -28,6 +28,8 @@ export interface ApiRoleDependencies {
   health: HealthCheck;
   clock: Clock;
   logger: Logger;
+  /** The regions with a live scanner node (a cluster's API node): the page offers a scan from every region when there are several. */
+  liveRegions?: () => Promise<string[]>;
 }
 
 export interface ApiRole {
@@ -62,7 +64,7 @@ export async function openApiRole(config: Config, deps: ApiRoleDependencies): Pr
     logger,
     sseKeepAliveMs: config.sseKeepAliveSeconds * 1000,
     cors: new CorsPolicy(corsOrigins(config)),
-    mounted: { '/mcp': mcpRoute, ...webRoutes(pageSettings(config), loadWebAssets()) },
+    mounted: { '/mcp': mcpRoute, ...webRoutes(pageSettings(config, deps.liveRegions), loadWebAssets()) },
     health: deps.health,
   });
   return { http, asnSource: asn.source, close: () => optOut.close() };

@@ -105,7 +105,9 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     const stopSweep = startClusterSweep({ store, progress, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
     const stopExpiry = startExpirySweep({ results: store, fingerprints }, clock, logger);
     const rateLimits = deps.rateLimits ?? new RedisRateLimitStore(redis);
-    api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger });
+    // The page offers a scan from every region only while several have live scanner nodes; none (or Redis down): no offer.
+    const liveRegions = () => regions.resolve('all').catch((): string[] => []);
+    api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger, liveRegions });
     closers.push(
       () => stopSweep(),
       () => stopExpiry(),

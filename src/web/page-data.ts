@@ -25,6 +25,8 @@ export interface PageData {
   chunkSize: { fast: number; deep: number };
   /** One pane on the page's own origin, or one per family when the operator configured both. */
   panes: PaneFacts[];
+  /** The regions this cluster scans from (each with a live scanner node), sorted, when there are several: the page offers a scan from every region. Empty otherwise. */
+  regions: string[];
   limits: { edge: LimitFacts; deepPerIp: LimitFacts; fastPerAsn: LimitFacts; deepPerAsn: LimitFacts };
 }
 

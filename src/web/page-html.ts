@@ -1,9 +1,11 @@
 // The page at `/`: who would be scanned (rendered here, so it shows without
 // script), the two scan buttons (a plain form that works without
-// JavaScript; the script takes it over), and the places the script fills:
-// live status, port map, results, changes, snippets.
+// JavaScript; the script takes it over) with, on a cluster of several
+// regions, a "from every region" choice, and the places the script fills:
+// live status, port maps, results, changes, snippets.
 import { type Html, html, jsonData } from './html.js';
 import { type LimitFacts, PAGE_DATA_ID, type PageData } from './page-data.js';
+import { DIFFERS_MARK, regionsText } from './region-words.js';
 import type { WebAssets } from './web-assets.js';
 
 const per = (windowSeconds: number): string =>
@@ -35,6 +37,21 @@ ${body}
 `;
 }
 
+/** The choice of a scan from every region (the form field the script and the form route read), when there are several. */
+function regionsChoice(regions: readonly string[]): Html {
+  if (regions.length < 2) return html``;
+  return html`<div class="choice regions-choice"><label class="check"><input type="checkbox" name="regions" value="all" id="regions-all" aria-describedby="regions-cost"> Scan from every region</label>
+<p id="regions-cost" class="cost">from ${regionsText(regions)}, one map each · each region counts as one scan</p></div>
+`;
+}
+
+/** The legend's entry for ports the regions saw differently, when the page offers several. */
+function differsTerm(regions: readonly string[]): Html {
+  if (regions.length < 2) return html``;
+  return html`<dt><span class="differs-mark" aria-hidden="true">${DIFFERS_MARK.symbol}</span> seen differently</dt><dd>the regions disagree about the port: open from one, filtered or closed from another (on a deep map, a square ring around it).</dd>
+`;
+}
+
 /** The page for a caller; `data` is what the script reads. */
 export function renderPage(assets: WebAssets, data: PageData): Html {
   const { limits } = data;
@@ -53,7 +70,7 @@ export function renderPage(assets: WebAssets, data: PageData): Html {
 <p id="fast-cost" class="cost">${data.fastPorts.length} common ports · a few seconds</p></div>
 <div class="choice"><button type="submit" name="type" value="deep" id="deep-button" formaction="/scan/deep" aria-describedby="deep-cost">Deep scan</button>
 <p id="deep-cost" class="cost">all 65,535 ports · a minute or more · ${limitText(limits.deepPerIp, 'deep scans per address')}</p></div>
-</form>
+${regionsChoice(data.regions)}</form>
 <p id="budget" class="budget"></p>
 <p id="notice" class="notice" role="alert" hidden></p>
 <p id="retry" class="retry" hidden></p>
@@ -65,7 +82,7 @@ export function renderPage(assets: WebAssets, data: PageData): Html {
 <dt><span class="mark mark-open" aria-hidden="true"></span>open</dt><dd>something accepted a connection: the world can reach it.</dd>
 <dt><span class="mark mark-closed" aria-hidden="true"></span>closed</dt><dd>the host answered that nothing listens there.</dd>
 <dt><span class="mark mark-filtered" aria-hidden="true"></span>filtered</dt><dd>no answer while the host answered on other ports: a firewall drops it.</dd>
-</dl>
+${differsTerm(data.regions)}</dl>
 </section>
 <section aria-labelledby="snippets-heading" class="snippets" id="snippets">
 <h2 id="snippets-heading">Do it from a shell or an agent</h2>

@@ -1,6 +1,8 @@
 // GET /: the page for a browser, a plain-text quick start for anything
 // that does not ask for HTML. It starts nothing: a crawler or a link
-// prefetcher may load it freely; scans start only on a click.
+// prefetcher may load it freely; scans start only on a click. On a
+// cluster's API node the page asks which regions are live first, so it
+// offers a scan from every region only where there are several.
 import type { Route } from '../http/routes.js';
 import { answerPage } from './page-answer.js';
 import { htmlHeaders, TEXT_HEADERS } from './page-headers.js';
@@ -25,9 +27,15 @@ export function pageRoute(settings: PageSettings, assets: WebAssets): Route {
           'GET',
           path,
           (exchange, ip, limits) => {
-            if (wantsHtml(accept)) answerPage(exchange, '200 OK', renderPage(assets, pageData(settings, ip)).text, headers, limits);
-            else answerPage(exchange, '200 OK', quickStart(ip, originOf(host)), TEXT_HEADERS, limits);
-            return '200';
+            if (!wantsHtml(accept)) {
+              answerPage(exchange, '200 OK', quickStart(ip, originOf(host)), TEXT_HEADERS, limits);
+              return '200';
+            }
+            const answer = (regions: readonly string[] = []): string => {
+              answerPage(exchange, '200 OK', renderPage(assets, pageData(settings, ip, regions)).text, headers, limits);
+              return '200';
+            };
+            return settings.liveRegions === undefined ? answer() : settings.liveRegions().then(answer);
           },
           wantsHtml(accept) ? forPeople : undefined,
         );

@@ -1,5 +1,6 @@
-// What the page needs from the configuration, and the facts it embeds for
-// its script, per caller.
+// What the page needs from the configuration (and, on a cluster's API
+// node, which regions have live scanner nodes), and the facts it embeds
+// for its script, per caller.
 import { FAST_PORTS, SCAN_PROFILES } from '../api/scan-type.js';
 import { serviceName } from '../api/service-names.js';
 import type { Config } from '../config/config.js';
@@ -11,11 +12,13 @@ export interface PageSettings {
   /** Every origin a pane or the page's script may call: the CSP's connect-src. */
   connectOrigins: string[];
   limits: PageData['limits'];
+  /** The regions with a live scanner node, asked per page (a cluster's API node); absent: the server scans from one place. */
+  liveRegions?: () => Promise<string[]>;
 }
 
 const limitFacts = ({ max, windowSeconds }: { max: number; windowSeconds: number }) => ({ max, windowSeconds });
 
-export function pageSettings(config: Pick<Config, 'page' | 'limits'>): PageSettings {
+export function pageSettings(config: Pick<Config, 'page' | 'limits'>, liveRegions?: () => Promise<string[]>): PageSettings {
   const { ipv4Origin, ipv6Origin } = config.page;
   const panes: PaneFacts[] =
     ipv4Origin !== undefined && ipv6Origin !== undefined
@@ -29,6 +32,7 @@ export function pageSettings(config: Pick<Config, 'page' | 'limits'>): PageSetti
     panes,
     connectOrigins: panes.map((pane) => pane.origin),
     limits: { edge: limitFacts(edge), deepPerIp: limitFacts(deepPerIp), fastPerAsn: limitFacts(fastPerAsn), deepPerAsn: limitFacts(deepPerAsn) },
+    liveRegions,
   };
 }
 
@@ -44,8 +48,8 @@ export function ipFamily(ip: string): 'IPv4' | 'IPv6' {
   return ip.includes(':') ? 'IPv6' : 'IPv4';
 }
 
-/** The facts the page's script reads, for a caller at `ip`. */
-export function pageData(settings: PageSettings, ip: string): PageData {
+/** The facts the page's script reads, for a caller at `ip`; `liveRegions`: those with a live scanner node (one region offers no choice). */
+export function pageData(settings: PageSettings, ip: string, liveRegions: readonly string[] = []): PageData {
   const panes = settings.panes.length > 0 ? settings.panes : [{ family: ipFamily(ip), origin: '' }];
   return {
     ip,
@@ -53,6 +57,7 @@ export function pageData(settings: PageSettings, ip: string): PageData {
     fastPorts: FAST_PORT_FACTS,
     chunkSize: { fast: SCAN_PROFILES.fast.chunkSize, deep: SCAN_PROFILES.deep.chunkSize },
     panes,
+    regions: liveRegions.length > 1 ? [...liveRegions].sort() : [],
     limits: settings.limits,
   };
 }

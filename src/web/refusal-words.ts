@@ -6,6 +6,8 @@ export const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   invalid_target:
     'Your address is not reachable from the internet (a private, loopback, shared or reserved address), so there is nothing the world could reach to scan. Connect over a public address and try again.',
   not_available: 'This address has been opted out of scanning, or is restricted by the operator of this service. Nothing will be scanned.',
+  invalid_regions:
+    'This service cannot scan from the regions asked for: it scans from one place, or one of those regions is unknown to it. Scan without choosing regions.',
   cross_site: 'This form can only be sent from this service’s own page.',
   unavailable: 'The service cannot take the scan right now. Try again in a minute.',
 };

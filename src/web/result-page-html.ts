@@ -1,8 +1,9 @@
 // The pages of the no-JavaScript path: a scan's state, refreshed by the
 // browser itself (a meta refresh, which the CSP allows) until it ends, then
-// its result (with each open port's severity and facts, and the changes
-// since the last scan, when the server has them); and the page of a refused
-// start.
+// its result (with each open port's severity and facts, the changes since
+// the last scan, when the server has them, and, for a scan from several
+// regions, each region's view: region-results-html.ts); and the page of a
+// refused start.
 import type { Port } from '../api/port.js';
 import type { ScanResult } from '../api/scan-result.js';
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
@@ -11,6 +12,7 @@ import { changesWords, NO_SEVERITY, portFactLines, SEVERITY_MARKS } from './expo
 import { type Html, html } from './html.js';
 import { pageFrame } from './page-html.js';
 import { refusalWords } from './refusal-words.js';
+import { regionProgress, regionResults, regionsTitle } from './region-results-html.js';
 import type { WebAssets } from './web-assets.js';
 
 /** Seconds between refreshes of an in-flight scan's page. */
@@ -20,8 +22,10 @@ const TITLES: Readonly<Record<ScanType, string>> = { fast: 'Fast scan', deep: 'D
 
 const utc = (seconds: number): string => `${new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 
-function startForm(scanType: ScanType, label: string): Html {
-  return html`<form method="post" action="/scan/${scanType}"><button type="submit">${label}</button></form>`;
+/** A button that starts the scan again, from the same regions. */
+function startForm(scanType: ScanType, label: string, regionsAsked: string | undefined): Html {
+  const regions = regionsAsked === undefined ? '' : html`<input type="hidden" name="regions" value="${regionsAsked}">`;
+  return html`<form method="post" action="/scan/${scanType}">${regions}<button type="submit">${label}</button></form>`;
 }
 
 function severityMark(level: SeverityLevel): Html {
@@ -91,32 +95,32 @@ ${changes}${
 </dl>`;
 }
 
-function stateOf(body: ScanResult): Html {
+function stateOf(body: ScanResult, regionsAsked: string | undefined): Html {
   switch (body.status) {
     case 'none':
-      return html`<p>No ${body.scan_type} scan of this address yet, or its result has expired.</p>${startForm(body.scan_type, TITLES[body.scan_type])}`;
+      return html`<p>No ${body.scan_type} scan of this address yet, or its result has expired.</p>${startForm(body.scan_type, TITLES[body.scan_type], regionsAsked)}`;
     case 'queued':
     case 'running':
-      return html`<p class="status" role="status">${body.status === 'queued' ? `Queued: ${body.queue_position} scans ahead.` : 'Running.'} ${body.chunks_complete} of ${body.total_chunks} chunks done. This page refreshes every ${REFRESH_SECONDS} seconds.</p>`;
+      return html`<p class="status" role="status">${body.status === 'queued' ? `Queued: ${body.queue_position} scans ahead.` : 'Running.'} ${body.chunks_complete} of ${body.total_chunks} chunks done. This page refreshes every ${REFRESH_SECONDS} seconds.</p>${regionProgress(body)}`;
     case 'failed':
-      return html`<p class="warning" role="alert">The scan failed (${body.fail_reason}) after ${body.chunks_complete} of ${body.total_chunks} chunks. No result.</p>${startForm(body.scan_type, 'Try again')}`;
+      return html`<p class="warning" role="alert">The scan failed (${body.fail_reason}) after ${body.chunks_complete} of ${body.total_chunks} chunks. No result.</p>${startForm(body.scan_type, 'Try again', regionsAsked)}${regionResults(body)}`;
     case 'incomplete':
-      return html`<p class="warning" role="alert">Incomplete: the host was too slow or too filtered to finish in time. This is what was found so far, not a full scan — do not treat it as clean.</p>${findings(body)}`;
+      return html`<p class="warning" role="alert">Incomplete: the host was too slow or too filtered to finish in time. This is what was found so far, not a full scan — do not treat it as clean.</p>${findings(body)}${regionResults(body)}`;
     default:
-      return html`<p class="status">Complete.</p>${findings(body)}`;
+      return html`<p class="status">Complete.</p>${findings(body)}${regionResults(body)}`;
   }
 }
 
-/** The page of a scan's state: refreshes itself while the scan is in flight. */
-export function renderResultPage(assets: WebAssets, body: ScanResult): Html {
+/** The page of a scan's state: refreshes itself while the scan is in flight. `regionsAsked`: the regions it looks from (the page's `?regions=`). */
+export function renderResultPage(assets: WebAssets, body: ScanResult, regionsAsked?: string): Html {
   const inFlight = body.status === 'queued' || body.status === 'running';
   const refresh = inFlight ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}">\n` : html``;
   const content = html`<section aria-labelledby="result-heading">
-<h1 id="result-heading">${TITLES[body.scan_type]} of <span class="ip">${body.ip}</span></h1>
-${stateOf(body)}
+<h1 id="result-heading">${TITLES[body.scan_type]} of <span class="ip">${body.ip}</span>${regionsTitle(body, regionsAsked)}</h1>
+${stateOf(body, regionsAsked)}
 <p><a href="/">Back to the page</a></p>
 </section>`;
-  return pageFrame(assets, `selfscan — ${TITLES[body.scan_type].toLowerCase()} of ${body.ip}`, content, refresh);
+  return pageFrame(assets, `selfscan — ${TITLES[body.scan_type].toLowerCase()} of ${body.ip}${regionsTitle(body, regionsAsked)}`, content, refresh);
 }
 
 /** The page of a request the service refused: what happened, in plain words, and the wait. */

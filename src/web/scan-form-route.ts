@@ -1,12 +1,18 @@
 // The page without JavaScript: POST /scan/{fast,deep} (the page's form)
 // starts or joins a scan of the caller and answers 303 to GET
 // /scan/{fast,deep}, a page that shows the scan and refreshes itself until
-// it ends. A form posted from another site is refused: a page elsewhere
-// must not make a visitor's browser start scans.
+// it ends. The form's `regions` field (a scan from every region) is carried
+// on as `?regions=`, the query the API takes. A form posted from another
+// site is refused: a page elsewhere must not make a visitor's browser start
+// scans.
+import { ApiError } from '../api/api-error.js';
+import { type RegionsAsked, refuseRegions, regionsKey } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Headers } from '../http/exchange.js';
+import { readRegionsParam, regionsAskedOf } from '../http/regions-param.js';
 import type { RouteContext } from '../http/route-context.js';
 import type { Route } from '../http/routes.js';
+import { readFormBody } from './form-body.js';
 import { answerPage } from './page-answer.js';
 import { htmlHeaders } from './page-headers.js';
 import { refusalPage } from './refusal-page.js';
@@ -32,6 +38,19 @@ export function isSameSitePost(secFetchSite: string, origin: string, host: strin
   }
 }
 
+/** The regions a form asked for; undefined for a scan from one place; `invalid_regions` when malformed. */
+export function formRegions(value: string | null): RegionsAsked | undefined {
+  if (value === null || value === '') return undefined;
+  const refused = refuseRegions(value);
+  if (refused !== null) throw new ApiError('invalid_regions', refused);
+  return regionsKey(value);
+}
+
+/** The result page of a scan: the route's path, with the regions it looks from. */
+export function resultPath(path: string, regionsAsked: RegionsAsked | undefined): string {
+  return regionsAsked === undefined ? path : `${path}?regions=${encodeURIComponent(regionsAsked)}`;
+}
+
 export function scanFormRoute(scanType: ScanType, assets: WebAssets): Route {
   const headers = htmlHeaders([]);
   const errorPage = refusalPage(assets);
@@ -40,6 +59,7 @@ export function scanFormRoute(scanType: ScanType, assets: WebAssets): Route {
     register: (context: RouteContext, path) => {
       context.app.post(path, (res, req) => {
         const sameSite = isSameSitePost(req.getHeader('sec-fetch-site'), req.getHeader('origin'), req.getHeader('host'));
+        const form = readFormBody(res);
         context.handle(
           res,
           req,
@@ -56,22 +76,28 @@ export function scanFormRoute(scanType: ScanType, assets: WebAssets): Route {
               );
               return '403';
             }
-            await context.startScan(ip, scanType, 'page');
-            exchange.write('303 See Other', Buffer.from(`See ${path}\n`), REDIRECT_HEADERS, limits, { Location: path });
+            const fields = await form(exchange);
+            if (fields === null) return 'aborted';
+            const regionsAsked = formRegions(fields.get('regions'));
+            await context.startScan(ip, scanType, 'page', undefined, undefined, regionsAsked);
+            const location = resultPath(path, regionsAsked);
+            exchange.write('303 See Other', Buffer.from(`See ${location}\n`), REDIRECT_HEADERS, limits, { Location: location });
             return '303';
           },
           { errorPage },
         );
       });
       context.get(path, (res, req) => {
+        const regionsParam = readRegionsParam(req);
         context.handle(
           res,
           req,
           'GET',
           path,
           async (exchange, ip, limits) => {
-            const body = await context.service.result(ip, scanType);
-            answerPage(exchange, '200 OK', renderResultPage(assets, body).text, headers, limits);
+            const regionsAsked = regionsAskedOf(regionsParam);
+            const body = await context.service.result(ip, scanType, regionsAsked);
+            answerPage(exchange, '200 OK', renderResultPage(assets, body, regionsAsked).text, headers, limits);
             return '200';
           },
           { errorPage },

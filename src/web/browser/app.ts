@@ -1,6 +1,7 @@
 // The page's script: it takes over the scan form (a click starts a scan in
-// every pane, each through its own origin; nothing starts on load) and
-// fills the snippets. Each part lives in its own module.
+// every pane, each through its own origin, from every region when that box
+// is ticked; nothing starts on load) and fills the snippets. Each part
+// lives in its own module.
 import type { ScanType } from '../../api/scan-type.js';
 import { PAGE_DATA_ID, type PageData } from '../page-data.js';
 import { byId } from './dom.js';
@@ -12,6 +13,8 @@ const data = JSON.parse(byId(PAGE_DATA_ID).textContent ?? '{}') as PageData;
 const form = byId<HTMLFormElement>('scan-form');
 const gate = new StartGate(form, data.limits.edge);
 const snippets = new SnippetList(baseSnippets(window.location.origin));
+/** The "from every region" box: on the page only where the cluster has several regions. */
+const everyRegion = document.getElementById('regions-all') as HTMLInputElement | null;
 const panes = data.panes.map((facts) => new ScanPane(data, facts, gate, snippets));
 byId('panes').replaceChildren(...panes.map((pane) => pane.element));
 
@@ -20,5 +23,6 @@ form.addEventListener('submit', (event) => {
   const scanType: ScanType = event.submitter instanceof HTMLButtonElement && event.submitter.value === 'deep' ? 'deep' : 'fast';
   if (!gate.open) return;
   gate.clearNotice();
-  for (const pane of panes) void pane.run(scanType);
+  const regionsAsked = everyRegion?.checked === true ? 'all' : undefined;
+  for (const pane of panes) void pane.run(scanType, regionsAsked);
 });

@@ -1,9 +1,11 @@
 // The deep scan's 65,535 ports as a 256×256 canvas, port p at row p/256,
 // column p%256 (cell 0 is no port), filled chunk by chunk as the scan
 // verifies them. As in the legend, open ports are large discs and filtered
-// ones diamonds, so shape tells them apart, not colour alone. The canvas is
-// focusable: the arrow keys (or the mouse) move a cursor and a line of text
-// says "Port N: state". The results table stays the accessible content.
+// ones diamonds, so shape tells them apart, not colour alone; a port the
+// regions saw differently gets a square ring. The canvas is focusable: the
+// arrow keys (or the mouse) move a cursor and a line of text says "Port N:
+// state". The results tables stay the accessible content.
+import { DIFFERS_MARK } from '../region-words.js';
 import { el, uniqueId } from './dom.js';
 import type { CellState, PortMap } from './port-states.js';
 
@@ -35,6 +37,7 @@ export class DeepMap implements PortMap {
   private readonly canvas: HTMLCanvasElement;
   private readonly readout: HTMLParagraphElement;
   private readonly states = new Uint8Array(SIDE * SIDE);
+  private differing: ReadonlySet<number> = new Set();
   private chunks = 0;
   private cursor = 1;
   private cursorShown = false;
@@ -89,6 +92,12 @@ export class DeepMap implements PortMap {
     this.redraw();
   }
 
+  markDiffering(ports: ReadonlySet<number>): void {
+    this.differing = ports;
+    this.canvas.dataset.differs = String(ports.size);
+    this.redraw();
+  }
+
   private stateOf(port: number): CellState {
     return STATES[this.states[port] ?? 0] ?? 'pending';
   }
@@ -114,7 +123,8 @@ export class DeepMap implements PortMap {
   private showCursor(port: number): void {
     this.cursor = port;
     this.cursorShown = true;
-    this.readout.textContent = `Port ${port}: ${WORDS[this.stateOf(port)]}`;
+    const differs = this.differing.has(port) ? ` (${DIFFERS_MARK.symbol} ${DIFFERS_MARK.label.toLowerCase()} from the other regions)` : '';
+    this.readout.textContent = `Port ${port}: ${WORDS[this.stateOf(port)]}${differs}`;
     this.redraw();
   }
 
@@ -151,6 +161,7 @@ export class DeepMap implements PortMap {
     context.clearRect(0, 0, this.canvas.width, this.canvas.height);
     context.drawImage(base, 0, 0, SIDE * SCALE, SIDE * SCALE);
     this.drawMarkers(context, color('open'), color('filtered'), color('marker-edge'));
+    this.drawDiffering(context, color('differs'));
     if (this.cursorShown) {
       const [x, y] = this.center(this.cursor);
       context.strokeStyle = color('cursor');
@@ -161,6 +172,16 @@ export class DeepMap implements PortMap {
 
   private center(port: number): [number, number] {
     return [((port % SIDE) + 0.5) * SCALE, (Math.floor(port / SIDE) + 0.5) * SCALE];
+  }
+
+  /** A square ring around each port seen differently: a shape of its own, over whatever state the port has here. */
+  private drawDiffering(context: CanvasRenderingContext2D, ring: string): void {
+    context.strokeStyle = ring;
+    context.lineWidth = 2;
+    for (const port of this.differing) {
+      const [x, y] = this.center(port);
+      context.strokeRect(x - 11, y - 11, 22, 22);
+    }
   }
 
   private drawMarkers(context: CanvasRenderingContext2D, open: string, filtered: string, edge: string): void {

@@ -1,7 +1,9 @@
 // The fast scan's 32 ports as a grid of cells, each saying its port,
 // service and state in text, with a mark whose shape (not only its colour)
-// tells the state apart.
+// tells the state apart; a port the regions saw differently gets a symbol
+// and a line saying so.
 import type { PageData } from '../page-data.js';
+import { DIFFERS_MARK } from '../region-words.js';
 import { el } from './dom.js';
 import type { CellState, PortMap } from './port-states.js';
 
@@ -62,6 +64,17 @@ export class FastGrid implements PortMap {
       if (open.has(port)) this.set(cell, 'open');
       else if (filtered.has(port)) this.set(cell, 'filtered');
       else if (cell.now === 'pending') this.set(cell, complete ? 'closed' : 'unverified');
+    }
+  }
+
+  markDiffering(ports: ReadonlySet<number>): void {
+    for (const port of ports) {
+      const cell = this.cells.get(port);
+      if (cell === undefined) continue;
+      cell.item.dataset.differs = 'true';
+      cell.item.append(
+        el('span', 'cell-differs differs', {}, el('span', 'differs-mark', { 'aria-hidden': 'true' }, DIFFERS_MARK.symbol), ` ${DIFFERS_MARK.label}`),
+      );
     }
   }
 

@@ -1,6 +1,7 @@
 // What the page knows of each port while a scan runs and after it: the
 // chunk just verified (from scan:progress's chunk_index) turns its ports
-// closed unless they are open; the final result adds the filtered ones.
+// closed unless they are open; the final result adds the filtered ones
+// and, from several regions, which ports the regions saw differently.
 import type { ScanType } from '../../api/scan-type.js';
 import type { PageData } from '../page-data.js';
 
@@ -28,4 +29,6 @@ export interface PortMap {
   markOpen(open: ReadonlySet<number>): void;
   /** The final result: open and filtered ports; `complete` when every chunk was verified (the rest closed). */
   finish(open: ReadonlySet<number>, filtered: ReadonlySet<number>, complete: boolean): void;
+  /** Ports the regions of a multi-region scan saw differently: marked by a shape and in words. */
+  markDiffering(ports: ReadonlySet<number>): void;
 }

@@ -9,13 +9,8 @@ import type { Port } from '../../api/port.js';
 import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result.js';
 import type { SeverityLevel } from '../../api/severity-levels.js';
 import { NO_SEVERITY, portFactLines, SEVERITY_MARKS } from '../exposure-words.js';
+import { FAIL_WORDS } from '../fail-words.js';
 import { el, uniqueId } from './dom.js';
-
-const FAIL_WORDS: Readonly<Record<ScanResultFailed['fail_reason'], string>> = {
-  interrupted: 'the service stopped before the scan ended',
-  unreachable: 'the scanning server has no route to your address',
-  scanner_error: 'a local error kept the scanner from running',
-};
 
 /** A severity as its symbol (hidden from screen readers) and its word. */
 export function severityMark(level: SeverityLevel): HTMLElement {

@@ -2,19 +2,25 @@
 // through that family's origin. It reads the scan's stream and keeps its
 // parts in step: the live status, the port map (grid or canvas), the
 // results table, the changes since last time (the server's, when it keeps
-// them; else what this browser remembers) and the check snippet.
+// them; else what this browser remembers) and the check snippet. A scan
+// from several regions shows one map per region instead (region-maps.ts),
+// and the ports the regions saw differently after the results.
 
+import type { RegionsAsked } from '../../api/regions-asked.js';
 import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result.js';
 import type { ScanType } from '../../api/scan-type.js';
 import type { SseProgress, SseQueued } from '../../api/sse-events.js';
 import { changesWords, SEVERITY_MARKS } from '../exposure-words.js';
 import type { PageData, PaneFacts } from '../page-data.js';
+import { differencesSummary, regionsText } from '../region-words.js';
 import { type Changes, compareAndRemember } from './changes.js';
 import { DeepMap } from './deep-map.js';
 import { byId, el, uniqueId } from './dom.js';
 import { FastGrid } from './fast-grid.js';
 import { LiveStatus } from './live-status.js';
 import { chunkPorts, type PortMap } from './port-states.js';
+import { RegionMaps } from './region-maps.js';
+import { differencesView, servicesOf } from './region-tables.js';
 import { dateOf, failedView, finishedView } from './results-view.js';
 import { requestScan } from './scan-request.js';
 import { checkSnippet, type SnippetList } from './snippets.js';
@@ -31,7 +37,13 @@ interface Flight {
   startedAt: number;
   etaSeconds: number;
   status: string;
+  /** One map per region, in place of `map`, once the scan names several regions. */
+  regional: RegionMaps | null;
 }
+
+/** The regions a multi-region body looks from; empty for a scan from one place. */
+const regionsOf = (body: { regions?: string[]; vantages?: { region: string }[] }): string[] =>
+  body.regions ?? body.vantages?.map((vantage) => vantage.region) ?? [];
 
 function changesText(changes: Changes | null, name: string, family: string): string {
   if (changes === null) return `This is the first ${name.toLowerCase()} over ${family} this browser remembers; the next one will be compared with it.`;
@@ -69,16 +81,13 @@ export class ScanPane {
     );
   }
 
-  /** Starts (or joins) a scan of this type; a scan this pane was showing is let go. */
-  async run(scanType: ScanType): Promise<void> {
+  /** Starts (or joins) a scan of this type, from `regionsAsked` when given; a scan this pane was showing is let go. */
+  async run(scanType: ScanType, regionsAsked?: RegionsAsked): Promise<void> {
     this.controller?.abort();
     const controller = new AbortController();
     this.controller = controller;
     const name = NAMES[scanType];
-    const map =
-      scanType === 'fast'
-        ? new FastGrid(this.data, `${name} ports over ${this.label}`)
-        : new DeepMap(`Map of ports 1 to 65,535 over ${this.label}, 256 per row; use the arrow keys to read a port`);
+    const map = this.newMap(scanType);
     const bar = el('progress', 'chunks', { max: '1', value: '0', 'aria-label': `${name}: chunks verified over ${this.label}` });
     this.mapSlot.replaceChildren(bar, map.element);
     this.results.replaceChildren();
@@ -86,7 +95,7 @@ export class ScanPane {
     this.setState('starting');
     this.live.say(`${name}: starting…`, true);
     try {
-      await this.follow(scanType, map, bar, controller.signal);
+      await this.follow(scanType, map, bar, controller.signal, regionsAsked);
     } catch (error) {
       if (controller.signal.aborted) return;
       this.setState('lost');
@@ -94,9 +103,26 @@ export class ScanPane {
     }
   }
 
-  private async follow(scanType: ScanType, map: PortMap, bar: HTMLProgressElement, signal: AbortSignal): Promise<void> {
+  /** An empty map of a scan type's ports; `region`: the one region it shows. */
+  private newMap(scanType: ScanType, region?: string): PortMap {
+    const over = `over ${this.label}${region === undefined ? '' : ` from ${region}`}`;
+    return scanType === 'fast'
+      ? new FastGrid(this.data, `${NAMES.fast} ports ${over}`)
+      : new DeepMap(`Map of ports 1 to 65,535 ${over}, 256 per row; use the arrow keys to read a port`);
+  }
+
+  /** The flight's maps of `regions`, made (in place of its one map) at the first event that names them. */
+  private regionalOf(flight: Flight, regions: readonly string[]): RegionMaps {
+    if (flight.regional === null || !flight.regional.shows(regions)) {
+      flight.regional = new RegionMaps(regions, (region) => this.newMap(flight.scanType, region));
+      this.mapSlot.replaceChildren(flight.bar, flight.regional.element);
+    }
+    return flight.regional;
+  }
+
+  private async follow(scanType: ScanType, map: PortMap, bar: HTMLProgressElement, signal: AbortSignal, regionsAsked?: RegionsAsked): Promise<void> {
     const name = NAMES[scanType];
-    const answer = await requestScan(this.facts.origin, scanType, signal);
+    const answer = await requestScan(this.facts.origin, scanType, signal, regionsAsked);
     if (answer.kind === 'unreachable') {
       this.setState('unreachable');
       this.mapSlot.replaceChildren();
@@ -111,7 +137,7 @@ export class ScanPane {
       this.gate.refuse(answer.error, answer.reason, answer.retryAfter, this.data.panes.length > 1 ? this.label : null);
       return;
     }
-    const flight: Flight = { scanType, map, bar, startedAt: Date.now(), etaSeconds: 0, status: '' };
+    const flight: Flight = { scanType, map, bar, startedAt: Date.now(), etaSeconds: 0, status: '', regional: null };
     for await (const frame of answer.frames) {
       const payload: unknown = JSON.parse(frame.data);
       if (frame.event === 'scan:queued') this.onQueued(flight, payload as SseQueued);
@@ -124,14 +150,21 @@ export class ScanPane {
 
   private onQueued(flight: Flight, event: SseQueued): void {
     flight.etaSeconds = event.eta_seconds;
+    if (event.vantages !== undefined) this.regionalOf(flight, regionsOf(event)).progress(event.vantages, null);
     this.inFlight(flight, event.status, event.queue_position, event.chunks_complete, event.total_chunks);
   }
 
   private onProgress(flight: Flight, event: SseProgress): void {
     if (event.eta_seconds !== undefined) flight.etaSeconds = event.eta_seconds; // the path's, once known
-    const open = new Set(event.ports_open.map((port) => port.port));
-    if (event.chunk_index !== undefined) flight.map.chunkDone(chunkPorts(this.data, flight.scanType, event.chunk_index), open);
-    flight.map.markOpen(open);
+    if (event.vantages !== undefined) {
+      const { region, chunk_index: index } = event;
+      const chunk = region !== undefined && index !== undefined ? { region, ports: chunkPorts(this.data, flight.scanType, index) } : null;
+      this.regionalOf(flight, regionsOf(event)).progress(event.vantages, chunk);
+    } else {
+      const open = new Set(event.ports_open.map((port) => port.port));
+      if (event.chunk_index !== undefined) flight.map.chunkDone(chunkPorts(this.data, flight.scanType, event.chunk_index), open);
+      flight.map.markOpen(open);
+    }
     this.inFlight(flight, event.status, event.queue_position, event.chunks_complete, event.total_chunks);
   }
 
@@ -156,24 +189,38 @@ export class ScanPane {
   private onFinished(flight: Flight, result: ScanResultFinished): void {
     const name = NAMES[flight.scanType];
     const open = result.ports_open.map((port) => port.port);
-    flight.map.finish(new Set(open), new Set(result.ports_filtered.map((port) => port.port)), result.status === 'complete');
-    if (result.status === 'complete') flight.bar.value = flight.bar.max;
+    const regions = regionsOf(result);
+    const differences = result.differences ?? [];
     const total = flight.scanType === 'fast' ? this.data.fastPorts.length : 65535;
-    this.results.replaceChildren(...finishedView(result, total, this.label));
+    const views = finishedView(result, total, this.label);
+    if (result.vantages === undefined) {
+      flight.map.finish(new Set(open), new Set(result.ports_filtered.map((port) => port.port)), result.status === 'complete');
+    } else {
+      const services = servicesOf(result);
+      this.regionalOf(flight, regions).finish(result.vantages, differences, services, this.label);
+      views.push(differencesView(differences, services, this.label));
+    }
+    if (result.status === 'complete') flight.bar.value = flight.bar.max;
+    this.results.replaceChildren(...views);
     this.setState(result.status);
     const worst = result.severity === undefined || result.severity === null ? '' : `, highest severity ${SEVERITY_MARKS[result.severity].label}`;
-    const summary = `${open.length} open, ${result.ports_filtered.length} filtered${worst}, in ${(result.duration_ms / 1000).toFixed(1)} s`;
+    const from = regions.length === 0 ? '' : ` from ${regionsText(regions)} (${differencesSummary(differences)})`;
+    const summary = `${open.length} open, ${result.ports_filtered.length} filtered${worst}, in ${(result.duration_ms / 1000).toFixed(1)} s${from}`;
     this.live.say(result.status === 'complete' ? `${name} complete: ${summary}.` : `${name} INCOMPLETE: ${summary}; not every port was verified.`, true);
     if (result.ptr_record !== null && this.facts.family === this.data.family) byId('caller-ptr').textContent = `, reverse DNS ${result.ptr_record}`;
-    const remembered = result.status === 'complete' ? compareAndRemember(this.label, flight.scanType, open, result.completed_at) : null;
+    // What this browser remembers is kept apart per set of regions: a view from several is another view.
+    const memory = regions.length === 0 ? this.label : `${this.label} from ${regionsText(regions)}`;
+    const remembered = result.status === 'complete' ? compareAndRemember(memory, flight.scanType, open, result.completed_at) : null;
     if (result.changes !== undefined && result.changes !== null) {
       this.changes.textContent = changesWords(result.changes, name.toLowerCase(), dateOf);
     } else if (result.status === 'complete') {
-      this.changes.textContent = changesText(remembered, name, this.label);
+      this.changes.textContent = changesText(remembered, name, memory);
     } else {
       this.changes.textContent = 'Not compared with the last scan: this one is incomplete.';
     }
     this.changes.hidden = false;
+    // The check scans from one place: it can promise the union only when every region saw the same.
+    if (differences.length > 0) return;
     this.snippets.setCheck(
       this.label,
       checkSnippet(this.facts.origin || window.location.origin, flight.scanType === 'deep', open, this.label, result.severity),
@@ -181,6 +228,9 @@ export class ScanPane {
   }
 
   private onFailed(flight: Flight, result: ScanResultFailed): void {
+    if (result.vantages !== undefined) {
+      this.regionalOf(flight, regionsOf(result)).finish(result.vantages, result.differences ?? [], servicesOf(result), this.label);
+    }
     this.results.replaceChildren(failedView(result));
     this.setState('failed');
     this.live.say(`${NAMES[flight.scanType]} failed (${result.fail_reason}).`, true);

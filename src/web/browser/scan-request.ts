@@ -1,7 +1,9 @@
 // Starts (or joins) a scan with one GET /v2/{type} through a pane's origin
-// and tells what came back: a stream of events, a refusal (the JSON Error
-// with its status and wait), or no path at all (the fetch failed at the
-// network level: the browser cannot reach that origin).
+// (from every region: `?regions=all`) and tells what came back: a stream of
+// events, a refusal (the JSON Error with its status and wait), or no path
+// at all (the fetch failed at the network level: the browser cannot reach
+// that origin).
+import type { RegionsAsked } from '../../api/regions-asked.js';
 import type { ScanType } from '../../api/scan-type.js';
 import type { SseMessage } from '../../api/sse-parser.js';
 import { sseFrames } from './sse-frames.js';
@@ -41,11 +43,12 @@ function retryAfterOf(headers: Headers): number | null {
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 
-/** GET {origin}/v2/{type}; `signal` aborts the request and its stream. */
-export async function requestScan(origin: string, scanType: ScanType, signal: AbortSignal): Promise<ScanAnswer> {
+/** GET {origin}/v2/{type}, from `regionsAsked` when given (`?regions=`); `signal` aborts the request and its stream. */
+export async function requestScan(origin: string, scanType: ScanType, signal: AbortSignal, regionsAsked?: RegionsAsked): Promise<ScanAnswer> {
+  const query = regionsAsked === undefined ? '' : `?regions=${encodeURIComponent(regionsAsked)}`;
   let response: Response;
   try {
-    response = await fetch(`${origin}/v2/${scanType}`, { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal });
+    response = await fetch(`${origin}/v2/${scanType}${query}`, { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal });
   } catch (error) {
     if (signal.aborted) throw error;
     return { kind: 'unreachable' };
