@@ -8,11 +8,11 @@
 // regions: each port seen differently fails, and so does each region that
 // did not finish (what it did not verify cannot be shown the same).
 import type { Port } from '../api/port.js';
+import { differenceText, vantageStatusText } from '../api/region-views.js';
 import type { ScanResultFinal } from '../api/scan-result.js';
 import { type SeverityLevel, severityRank } from '../api/severity-levels.js';
 import type { PortDifference } from '../api/vantages.js';
 import type { Expectation, Limit } from './check-options.js';
-import { differenceText, vantageStatusText } from './region-views.js';
 
 /** The kinds of check, each a SARIF rule and a JUnit class. */
 export type Rule = 'expect-open' | 'expect-closed' | 'only-open' | 'max-severity' | 'cert-min-days' | 'same-everywhere';

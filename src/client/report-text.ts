@@ -6,11 +6,11 @@
 // verdict. Colour only when asked (a TTY without
 // NO_COLOR or TERM=dumb).
 import type { Port } from '../api/port.js';
+import { differenceText, vantageStatusText } from '../api/region-views.js';
 import type { ScanChanges } from '../api/scan-changes.js';
 import type { ScanResultFinal } from '../api/scan-result.js';
 import type { CheckOutcome } from './check-outcome.js';
 import { type Check, daysLeftText } from './checks.js';
-import { differenceText, vantageStatusText } from './region-views.js';
 
 const MARK: Record<Check['outcome'], { label: string; colour: number }> = {
   pass: { label: 'PASS', colour: 32 },

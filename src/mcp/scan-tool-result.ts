@@ -9,6 +9,7 @@ import * as z from 'zod';
 
 import { ErrorBody } from '../api/error-body.js';
 import type { Port } from '../api/port.js';
+import { differenceText, vantageStatusText } from '../api/region-views.js';
 import {
   type ScanResult,
   ScanResultComplete,
@@ -89,11 +90,8 @@ function exposure(body: ScanResultFinished): string {
 /** A multi-region scan's regions that did not finish and the ports seen differently, as a sentence tail; empty otherwise. */
 function vantagesSaid(body: ScanResultFinished): string {
   if (body.vantages === undefined) return '';
-  const unfinished = body.vantages.filter((vantage) => vantage.status !== 'complete').map((vantage) => `${vantage.region} ${vantage.status}`);
-  const differences = (body.differences ?? []).slice(0, PORTS_NAMED).map((difference) => {
-    const sides = (['open', 'filtered', 'closed', 'unknown'] as const).filter((state) => difference[state].length > 0);
-    return `port ${difference.port} ${sides.map((state) => `${state} from ${difference[state].join(', ')}`).join('; ')}`;
-  });
+  const unfinished = body.vantages.filter((vantage) => vantage.status !== 'complete').map((vantage) => `${vantage.region} ${vantageStatusText(vantage)}`);
+  const differences = (body.differences ?? []).slice(0, PORTS_NAMED).map(differenceText);
   const more = (body.differences?.length ?? 0) > PORTS_NAMED ? ` and ${body.differences!.length - PORTS_NAMED} more` : '';
   const seen = differences.length === 0 ? 'every region saw the same' : `seen differently: ${differences.join(' | ')}${more}`;
   const regions = `From ${body.vantages.map((vantage) => vantage.region).join(', ')}`;

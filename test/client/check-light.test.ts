@@ -46,7 +46,8 @@ async function recorded(args: string[]): Promise<{ status: number | null; stdout
   return { status, stdout, stderr, modules };
 }
 
-const ALLOWED = /^(node:[\w/]+|dist\/cli\.js|dist\/client\/[\w-]+\.js|dist\/api\/(regions-asked|scan-ports|severity-levels|sse-parser|version)\.js)$/;
+const ALLOWED =
+  /^(node:[\w/]+|dist\/cli\.js|dist\/client\/[\w-]+\.js|dist\/api\/(region-views|regions-asked|scan-ports|severity-levels|sse-parser|version)\.js)$/;
 
 it('`selfscan check` runs a whole check loading only the CLI, the client and the port list', async () => {
   const run = await recorded(['check', '--server', server.url, '--source', '127.0.0.175', '--no-progress', '--expect-open', '22', '--timeout', '20']);

@@ -1,7 +1,8 @@
 // A multi-region result as people read it: a port seen differently, as the
-// regions on each side; a region's own view, as its status and open ports.
-// The sameness check, the text report and the sarif report say it alike.
-import type { PortDifference, Vantage } from '../api/vantages.js';
+// regions on each side; a region's own view, as its status. The check
+// client's sameness check and reports and the MCP tools' message say it
+// alike. Zod-free: the check client imports it.
+import type { PortDifference, Vantage } from './vantages.js';
 
 const SIDES = [
   ['open', 'open from'],
