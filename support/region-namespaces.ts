@@ -9,7 +9,7 @@
  * namespace's end. The target is a netns host (createNetnsHost) whose
  * firewall answers some ports differently to some regions' addresses
  * (`bySource` rules). The root namespace forwards between the regions' veths
- * and the target's (ip_forward on while a fixture lives; FORWARD accepts
+ * and the target's (ip_forward on while a fixture of any process lives; FORWARD accepts
  * the regions' interfaces), and each side has a route to the other through
  * it. Scanner nodes run inside their region's namespace under
  * `ip netns exec` (RegionNamespace.place) and listen on its address, which
@@ -17,7 +17,9 @@
  * same from every namespace. IPv4 only. Requires root.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { SCAN_PROFILES, type ScanType } from '../src/api/scan-type.js';
 import type { PortRange } from './netns-firewall.js';
@@ -90,6 +92,13 @@ const IPV4_BASE = ((198 << 24) | (19 << 16)) >>> 0;
 const SLOT_COUNT = 1 << 14;
 const SLOTS_PER_PID = 8;
 const FORWARDING = '/proc/sys/net/ipv4/ip_forward';
+/**
+ * What ip_forward was before any process's fixture turned it on: written by
+ * the first, read back by whichever closes last (when no live process has
+ * a region namespace left), so fixtures of several processes at once never
+ * turn it off under each other.
+ */
+const FORWARDING_BEFORE = join(tmpdir(), 'selfscan-region-namespaces.ip_forward');
 
 interface RegionResources {
   namespace: string;
@@ -103,9 +112,8 @@ let regionCounter = 0;
 const reservedSlots = new Set<number>();
 const openRegions = new Set<RegionResources>();
 let exitHookInstalled = false;
-/** Fixtures alive in this process, and what ip_forward was before the first (restored after the last). */
+/** Fixtures alive in this process. */
 let fixturesOpen = 0;
-let forwardingBefore: string | null = null;
 
 /**
  * Creates one namespace per region and a target host in its own namespace
@@ -130,7 +138,7 @@ export async function createRegionNamespaces(options: RegionNamespacesOptions): 
     await target?.close();
     for (const resources of created) await removeRegion(ip, iptables, resources);
     fixturesOpen--;
-    restoreForwarding();
+    if (fixturesOpen === 0) restoreForwarding(ip);
   };
   try {
     enableForwarding();
@@ -215,21 +223,25 @@ function expectedViews(regions: readonly string[], scanType: ScanType, truthFrom
   return { vantages, open, filtered, differences };
 }
 
-/** Turns forwarding on in the root namespace, remembering how it was. */
+/** Turns forwarding on in the root namespace, remembering how it was unless a fixture already did. */
 function enableForwarding(): void {
   const now = readFileSync(FORWARDING, 'utf8').trim();
-  if (forwardingBefore === null) forwardingBefore = now;
+  if (!existsSync(FORWARDING_BEFORE)) writeFileSync(FORWARDING_BEFORE, now);
   if (now !== '1') writeFileSync(FORWARDING, '1');
 }
 
-/** Puts forwarding back as it was once no fixture of this process is left. */
-function restoreForwarding(): void {
-  if (fixturesOpen > 0 || forwardingBefore === null) return;
-  try {
-    if (forwardingBefore !== '1') writeFileSync(FORWARDING, forwardingBefore);
-  } finally {
-    forwardingBefore = null;
-  }
+/** Puts forwarding back as it was before the first fixture, unless a live process still has region namespaces. */
+function restoreForwarding(ip: string): void {
+  if (!existsSync(FORWARDING_BEFORE)) return;
+  const list = execFileSync(ip, ['netns', 'list'], { encoding: 'utf8' });
+  const inUse = list.split('\n').some((line) => {
+    const match = NS_PATTERN.exec(line.split(' ')[0] ?? '');
+    return match !== null && Number(match[1]) !== process.pid && isAlive(Number(match[1]));
+  });
+  if (inUse) return;
+  const before = readFileSync(FORWARDING_BEFORE, 'utf8').trim();
+  if (before === '0' || before === '1') writeFileSync(FORWARDING, before);
+  rmSync(FORWARDING_BEFORE, { force: true });
 }
 
 async function removeRegion(ip: string, iptables: string, resources: RegionResources): Promise<void> {
@@ -312,12 +324,11 @@ function trackForExit(ip: string, iptables: string, resources: RegionResources):
       quietly(ip, ['link', 'del', hostIf]);
       quietly(ip, ['netns', 'del', namespace]);
     }
-    if (forwardingBefore !== null && forwardingBefore !== '1') {
-      try {
-        writeFileSync(FORWARDING, forwardingBefore);
-      } catch {
-        // nothing more to do at exit
-      }
+    fixturesOpen = 0;
+    try {
+      restoreForwarding(ip);
+    } catch {
+      // best effort: the next fixture to close puts it back
     }
   });
 }
