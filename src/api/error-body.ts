@@ -14,7 +14,7 @@ export const ERROR_CODES = {
   invalid_callback_url: { status: '422 Unprocessable Entity', when: 'X-Callback-Url is unacceptable' },
   invalid_regions: {
     status: '422 Unprocessable Entity',
-    when: '`regions` names a region this cluster does not know, is malformed, or was sent to a single-process server (it scans from one place)',
+    when: '`regions` names a region this cluster does not know, is malformed, asks for more regions than the scan limits ever allow, or was sent to a single-process server (it scans from one place)',
   },
   rate_limited: { status: '429 Too Many Requests', when: 'too many requests; see retry_after' },
   unavailable: { status: '503 Service Unavailable', when: 'the service is shutting down or could not handle the request' },

@@ -123,7 +123,7 @@ export const components = {
         'Scan from several regions at once (cluster deployments, since 1.2): `all` (every region with a live scanner ' +
         'node) or region names separated by commas (`NL,FR`). The target is still only the caller: a region is where ' +
         'the scan looks from. Each region counts as one scan against the scan limits, all or none (Retry-After says ' +
-        'when all of them fit). Such a scan is kept apart from the scan from one place: poll and stream it with the ' +
+        'when all of them fit; more regions than a limit ever allows is a 422 `invalid_regions`). Such a scan is kept apart from the scan from one place: poll and stream it with the ' +
         'same `regions`. An unknown region is a 422 `invalid_regions` naming the known ones, a known region with no ' +
         'live scanner node a 503, and any `regions` on a single-process server a 422 `invalid_regions`.',
       schema: { type: 'string', pattern: '^(all|[A-Za-z0-9_-]{1,32}(,[A-Za-z0-9_-]{1,32}){0,31})$' },

@@ -6,6 +6,7 @@
 // prefix (limit-key.ts).
 import type { Logger } from 'pino';
 
+import { ApiError } from '../api/api-error.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../model/clock.js';
@@ -109,6 +110,13 @@ export class Admission {
             ['deepPerAsn', { key: `deep|${bucket}`, rule: limits.deepPerAsn }],
           ];
     const charged = named.filter(([, charge]) => active(charge.rule));
+    const tooMany = charged.find(([, { rule }]) => scans > rule.max);
+    if (tooMany !== undefined) {
+      // Never admissible, however long the caller waits: no Retry-After to promise.
+      const [name, { rule }] = tooMany;
+      const reason = `a ${scanType} scan from ${scans} regions counts as ${scans} scans, more than the ${rule.max} per ${rule.windowSeconds} s this server allows; ask for at most ${rule.max} regions`;
+      this.refuse(new ApiError('invalid_regions', reason), ip, scanType, origin, { limit: name, scans });
+    }
     const spent = (rule: RateRule): RateRule => (scans === 1 ? rule : { ...rule, max: rule.max / scans });
     const judge = (decisions: readonly RateDecision[]): void => {
       const refused = decisions.findIndex((d) => !d.allowed);
@@ -126,7 +134,7 @@ export class Admission {
     return { charges, judge, charge: async () => judge(await store.charge(charges, clock.now())) };
   }
 
-  private refuse(refusal: Refusal, ip: string, scanType: ScanType, origin: ScanOrigin, extra: object = {}): never {
+  private refuse(refusal: ApiError, ip: string, scanType: ScanType, origin: ScanOrigin, extra: object = {}): never {
     this.log.info({ event: 'scan_refused', ip, scanType, origin, error: refusal.code, ...extra }, refusal.reason);
     throw refusal;
   }

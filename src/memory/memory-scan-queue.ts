@@ -3,6 +3,8 @@
 // meanwhile are answered first, instead of waiting behind the start of
 // hundreds of scans.
 
+import { ApiError } from '../api/api-error.js';
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanPlace, ScanRecord } from '../model/scan-record.js';
 import type { ScanQueue, ScanWorker } from '../scan/scan-queue.js';
@@ -27,11 +29,17 @@ export class MemoryScanQueue implements ScanQueue {
     this.schedulePump(record.scanType);
   }
 
-  /** One process scans from one place: a multi-region request is refused before it gets here. */
-  readonly multiRegion = false;
+  /** One process scans from one place: any `regions` is refused. */
+  async checkRegions(): Promise<void> {
+    throw new ApiError(
+      'invalid_regions',
+      'this server runs as a single process and scans from one place; `regions` needs a cluster with scanner nodes in several regions',
+    );
+  }
 
-  /** One process runs every scan itself. */
-  async place(): Promise<ScanPlace> {
+  /** One process runs every scan itself, from where it stands. */
+  async place(regionsAsked?: RegionsAsked): Promise<ScanPlace> {
+    if (regionsAsked !== undefined) await this.checkRegions();
     return {};
   }
 

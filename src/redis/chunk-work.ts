@@ -22,7 +22,10 @@ export interface ChunkWorkOptions {
 export class ChunkWork implements ScanWork {
   constructor(private readonly options: ChunkWorkOptions) {}
 
-  readonly multiRegion = true;
+  /** Throws `invalid_regions` for a region no scanner node has announced. */
+  async checkRegions(regionsAsked: RegionsAsked): Promise<void> {
+    await orUnavailable(this.options.regions.known(regionsAsked));
+  }
 
   async place(regionsAsked?: RegionsAsked): Promise<ScanPlace> {
     const { regions } = this.options;

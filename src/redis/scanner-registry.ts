@@ -83,13 +83,8 @@ export class ScannerRegions {
    * `unavailable` (503) for a known region with no live scanner node.
    */
   async resolve(asked: RegionsAsked): Promise<string[]> {
-    const known = (await this.redis.smembers(REGIONS_KEY)).sort();
+    const known = await this.known(asked);
     const named = regionsNamed(asked);
-    const unknown = (named ?? []).filter((region) => !known.includes(region));
-    if (unknown.length > 0) {
-      const knownText = known.length === 0 ? 'none yet' : known.join(', ');
-      throw new ApiError('invalid_regions', `unknown region ${unknown.join(', ')}; this cluster's regions: ${knownText}`);
-    }
     const regions = named ?? known;
     const live = regions.length === 0 ? [] : await this.commands.selfscanLive(regions.length, ...regions.map(scannersKey));
     const dead = regions.filter((_, i) => (live[i] ?? 0) === 0);
@@ -100,5 +95,16 @@ export class ScannerRegions {
     }
     if (dead.length > 0) throw new ApiError('unavailable', `no scanner node is live in region ${dead.join(', ')}; try again later`);
     return regions;
+  }
+
+  /** Every region a scanner node has announced, sorted; throws `invalid_regions` (422), naming them, when `asked` names another. */
+  async known(asked: RegionsAsked): Promise<string[]> {
+    const known = (await this.redis.smembers(REGIONS_KEY)).sort();
+    const unknown = (regionsNamed(asked) ?? []).filter((region) => !known.includes(region));
+    if (unknown.length > 0) {
+      const knownText = known.length === 0 ? 'none yet' : known.join(', ');
+      throw new ApiError('invalid_regions', `unknown region ${unknown.join(', ')}; this cluster's regions: ${knownText}`);
+    }
+    return known;
   }
 }

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
-import { ApiError } from '../api/api-error.js';
 import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
@@ -49,7 +48,6 @@ export class ScanLifecycle implements Scans {
     regionsAsked?: RegionsAsked,
   ): Promise<StartResult> {
     const { book, work, clock, logger } = this.options;
-    this.refuseRegions(regionsAsked);
     const record = placeRecord(queuedRecord(randomUUID(), ip, scanType, origin, clock.now()), await work.place(regionsAsked));
     const joinedId = await book.begin(record, admit?.(record.regions?.length ?? 1));
     const scanId = joinedId ?? record.id;
@@ -75,31 +73,21 @@ export class ScanLifecycle implements Scans {
   }
 
   async watch(ip: string, scanType: ScanType, listener: ScanListener, afterId?: number, regionsAsked?: RegionsAsked): Promise<Watch | null> {
-    this.refuseRegions(regionsAsked);
+    if (regionsAsked !== undefined) await this.options.work.checkRegions(regionsAsked);
     const scanId = await this.options.book.inFlight(ip, scanType, regionsAsked);
     return scanId === null ? null : this.follow(scanId, ip, scanType, listener, { afterId, regionsAsked });
   }
 
   /** Scans.result; a finished body is the same object on every call while the book keeps it in memory. */
   async result(ip: string, scanType: ScanType, regionsAsked?: RegionsAsked): Promise<ScanResult> {
-    const { book } = this.options;
-    this.refuseRegions(regionsAsked);
+    const { book, work } = this.options;
+    if (regionsAsked !== undefined) await work.checkRegions(regionsAsked);
     return this.view(book.peek(ip, scanType, regionsAsked) ?? (await book.read(ip, scanType, regionsAsked)), ip, scanType);
   }
 
-  resultInMemory(ip: string, scanType: ScanType, regionsAsked?: RegionsAsked): ScanResult | undefined {
-    this.refuseRegions(regionsAsked);
-    const known = this.options.book.peek(ip, scanType, regionsAsked);
+  resultInMemory(ip: string, scanType: ScanType): ScanResult | undefined {
+    const known = this.options.book.peek(ip, scanType);
     return known === undefined ? undefined : this.view(known, ip, scanType);
-  }
-
-  /** A multi-region request to a server that scans from one place: `invalid_regions`. */
-  private refuseRegions(regionsAsked: RegionsAsked | undefined): void {
-    if (regionsAsked === undefined || this.options.work.multiRegion) return;
-    throw new ApiError(
-      'invalid_regions',
-      'this server runs as a single process and scans from one place; `regions` needs a cluster with scanner nodes in several regions',
-    );
   }
 
   /** Attaches `listener` to scan `scanId`; `afterId` resumes after that event; `seen` gets the scan's state as read. */

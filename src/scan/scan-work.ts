@@ -9,8 +9,8 @@ import type { ScanType } from '../api/scan-type.js';
 import type { ScanPlace, ScanRecord } from '../model/scan-record.js';
 
 export interface ScanWork {
-  /** Whether scans may look from several regions at once (a cluster). */
-  readonly multiRegion: boolean;
+  /** Throws `invalid_regions` when `regionsAsked` names a region unknown here (one process: any). */
+  checkRegions(regionsAsked: RegionsAsked): Promise<void>;
   /** Where a new scan will run: the region, or the regions asked for, in a cluster; nothing in one process. */
   place(regionsAsked?: RegionsAsked): Promise<ScanPlace>;
   /** Hands the scan just recorded to whoever runs it. */

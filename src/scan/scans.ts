@@ -53,5 +53,5 @@ export interface Scans {
   /** The GET body for (ip, scanType): in flight, finished, or `none`. */
   result(ip: string, scanType: ScanType, regionsAsked?: RegionsAsked): Promise<ScanResult>;
   /** result() when it can be answered without a store read; undefined when it cannot. */
-  resultInMemory(ip: string, scanType: ScanType, regionsAsked?: RegionsAsked): ScanResult | undefined;
+  resultInMemory(ip: string, scanType: ScanType): ScanResult | undefined;
 }

@@ -210,12 +210,18 @@ describe('a cluster of 2 API nodes and scanner nodes in NL (2), FR and UK, each 
       validateResponse(method, path.split('?')[0]!, 422, body);
       expect(body).toMatchObject({ error: 'invalid_regions' });
     }
-    const unknown = await fetch(`${api.url}/v1/fast?regions=NL,XX`, { method: 'POST', headers: asTarget });
-    expect(unknown.status).toBe(422);
-    const body = (await unknown.json()) as Json;
-    expect(body).toMatchObject({ error: 'invalid_regions' });
-    expect(body.reason).toContain('XX');
-    expect(body.reason).toContain('FR, NL, UK');
+    for (const [method, path] of [
+      ['POST', '/v1/fast?regions=NL,XX'],
+      ['GET', '/v1/fast?regions=NL,XX'],
+      ['GET', '/v2/fast?regions=NL,XX'],
+    ] as const) {
+      const unknown = await fetch(`${api.url}${path}`, { method, headers: asTarget });
+      expect(unknown.status, `${method} ${path}`).toBe(422);
+      const body = (await unknown.json()) as Json;
+      expect(body).toMatchObject({ error: 'invalid_regions' });
+      expect(body.reason).toContain('XX');
+      expect(body.reason).toContain('FR, NL, UK');
+    }
     expect(apiNodes.flatMap((a) => logsOf(a, 'scan_queued'))).toHaveLength(0);
   });
 
@@ -339,20 +345,26 @@ describe('a cluster of 2 API nodes and scanner nodes in NL (2), FR and UK, each 
       }
       expect((await finalResult(three, '/v1/deep?regions=all', 60_000, caller)).status).toBe('complete');
 
-      // Three regions are more than a limit of two: refused, and nothing starts or is charged.
+      // Three regions can never fit a limit of two: 422 without a Retry-After to wait for, and nothing starts or is charged.
       const other = { 'X-Forwarded-For': '127.0.0.22' };
-      const refused = await fetch(`${two.url}/v1/deep?regions=all`, { method: 'POST', headers: other });
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get('retry-after')).not.toBeNull();
-      const refusal = (await refused.json()) as Json;
-      expect(refusal).toMatchObject({ error: 'rate_limited' });
-      expect(refusal.reason).toContain('a scan from 3 regions counts as 3');
+      const never = await fetch(`${two.url}/v1/deep?regions=all`, { method: 'POST', headers: other });
+      expect(never.status).toBe(422);
+      expect(never.headers.get('retry-after')).toBeNull();
+      const refusal = (await never.json()) as Json;
+      expect(refusal).toMatchObject({ error: 'invalid_regions' });
+      expect(refusal.reason).toContain('a deep scan from 3 regions counts as 3 scans, more than the 2 per 600 s');
       expect((await getJson(`${two.url}/v1/deep?regions=all`, other)).body).toMatchObject({ status: 'none' });
       expect((await getJson(`${two.url}/v1/deep`, other)).body).toMatchObject({ status: 'none' });
       expect(logsOf(two, 'scan_queued')).toHaveLength(0);
       const fits = await fetch(`${two.url}/v1/deep?regions=NL,UK`, { method: 'POST', headers: other });
       expect(fits.status).toBe(200);
       expect((await finalResult(two, '/v1/deep?regions=NL,UK', 60_000, other)).status).toBe('complete');
+      // Two more do not fit until the allowance is back: 429 with Retry-After, all or none.
+      const later = await fetch(`${two.url}/v1/deep?regions=FR,NL`, { method: 'POST', headers: other });
+      expect(later.status).toBe(429);
+      expect(Number(later.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await later.json()) as Json).reason).toContain('a scan from 2 regions counts as 2');
+      expect((await getJson(`${two.url}/v1/deep?regions=FR,NL`, other)).body).toMatchObject({ status: 'none' });
     } finally {
       await killAll([three, two]); // their finish workers must not outlive them
     }

@@ -5,6 +5,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
+import { ApiError } from '../../src/api/api-error.js';
 import type { Port } from '../../src/api/port.js';
 import { refuseRegions, regionsKey, regionsNamed } from '../../src/api/regions-asked.js';
 import { SCAN_PROFILES } from '../../src/api/scan-type.js';
@@ -137,5 +138,19 @@ describe('the scan limits of a scan from several regions', () => {
       .catch((error: unknown) => error)) as Refusal;
     expect(refused.reason).toMatch(/limited to 3 per 600 s .*a scan from 2 regions counts as 2.*retry in 200 s/);
     await gate.admitScan('203.0.113.9', 'deep', 'v1', 1).charge(); // the refusal charged nothing: one still fits
+  });
+
+  it('answers a scan from more regions than the limit ever allows with invalid_regions, no Retry-After', () => {
+    const refused = (() => {
+      try {
+        admission({ t: 1_000_000 }).admitScan('203.0.113.9', 'deep', 'v1', 4);
+      } catch (error) {
+        return error as ApiError;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused!.code).toBe('invalid_regions');
+    expect(refused!.retryAfter).toBeUndefined();
+    expect(refused!.reason).toBe('a deep scan from 4 regions counts as 4 scans, more than the 3 per 600 s this server allows; ask for at most 3 regions');
   });
 });
