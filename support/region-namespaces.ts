@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { SCAN_PROFILES, type ScanType } from '../src/api/scan-type.js';
 import type { PortRange } from './netns-firewall.js';
 import { createNetnsHost, type NetnsHost, type NetnsHostOptions, type PortState, requireTools, run } from './netns-host.js';
+import { type Bottleneck, bottleneckQdisc } from './netns-path.js';
 import type { Placement } from './server-process.js';
 
 /** Ports the target answers to one region as it answers no other. */
@@ -40,6 +41,12 @@ export interface RegionNamespacesOptions {
   /** The target host's listeners, dropped range and hostile behaviour (createNetnsHost). */
   target?: Omit<NetnsHostOptions, 'bySource' | 'viaRoot'>;
   rules?: readonly RegionRule[];
+  /**
+   * Each region's own path: a `tbf` bottleneck on both ends of its veth, so
+   * a region's scan is bound by its path, as regions on machines of their
+   * own are, rather than by the cores this machine's regions share.
+   */
+  bottleneck?: Bottleneck;
 }
 
 /** One region's namespace. */
@@ -164,6 +171,10 @@ export async function createRegionNamespaces(options: RegionNamespacesOptions): 
       await run(ip, ['-n', namespace, 'addr', 'add', `${address}/30`, 'dev', nsIf]);
       await run(ip, ['-n', namespace, 'link', 'set', nsIf, 'up']);
       await run(ip, ['-n', namespace, 'link', 'set', 'lo', 'up']);
+      if (options.bottleneck !== undefined) {
+        await run(tools.tc, bottleneckQdisc(hostIf, options.bottleneck));
+        await run(ip, ['netns', 'exec', namespace, tools.tc, ...bottleneckQdisc(nsIf, options.bottleneck)]);
+      }
       // Accepted whatever the FORWARD chain's policy (a Docker host's is DROP).
       for (const rule of [
         ['FORWARD', '-i', hostIf, '-j', 'ACCEPT'],
