@@ -8,19 +8,16 @@
 // event) and the no-JavaScript result page (its HTML made by the server's
 // own renderer), in Chromium, light and dark, with axe-core's checks.
 // exposure-page.test.ts shows the same from real listeners.
-import type { Page, Route } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
 import type { Port } from '../../src/api/port.js';
 import type { ScanResultComplete } from '../../src/api/scan-result.js';
-import { renderResultPage } from '../../src/web/result-page-html.js';
-import { loadWebAssets } from '../../src/web/web-assets.js';
-import { axeViolations, browserPerFile, screenshot, watchedPage } from '../helpers/browser.js';
-import { asCaller, startPageServer } from '../helpers/page-caller.js';
+import { axeViolations, browserPerFile, screenshot } from '../helpers/browser.js';
+import { renderedResult, streamResult, stubbedPage } from '../helpers/stubbed-results.js';
 import { tlsFacts } from '../helpers/tls-facts.js';
 
 const session = browserPerFile();
-const { cleanups } = session;
 
 const COMPLETED = 1_795_300_000;
 const DAY = 86_400;
@@ -102,27 +99,6 @@ const HTTP_WORDS = `status 302, title “${HOSTILE_TITLE}”, server "><b>nginx<
 const ACCESS_WORDS = 'Redis answers without a password (PING answered PONG); version 7.0.15';
 const SSH_WORDS = 'OpenSSH_9.2p1 (Debian-2+deb12u3), protocol 2.0';
 
-async function setUp(caller: string, options: { javaScriptEnabled?: boolean; colorScheme?: 'light' | 'dark' } = {}) {
-  const server = await startPageServer();
-  cleanups.push(() => server.close());
-  // The stubbed stream is whole at once, so the page's reader, done at scan:complete, cancels a request
-  // the browser still counts as open: that cancellation is expected, no other failure is.
-  const watched = await watchedPage(session.browser, { ...asCaller(caller), ...options, expectedFailure: (url) => url.endsWith('/v2/fast') });
-  cleanups.push(() => watched.context.close());
-  return { server, ...watched };
-}
-
-/** Answers the page's GET /v2/fast with one scan:complete event carrying `result`. */
-async function streamResult(page: Page, url: string, result: ScanResultComplete): Promise<void> {
-  await page.route(url, (route: Route) =>
-    route.fulfill({
-      status: 200,
-      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' },
-      body: `event: scan:complete\nid: 1\ndata: ${JSON.stringify(result)}\n\n`,
-    }),
-  );
-}
-
 /** The text of the exposure article of `port` as rendered (a line per block), its whitespace folded. */
 const articleText = async (page: Page, port: number): Promise<string> =>
   (await page.locator(`article.exposure-port[data-port="${port}"]`).innerText()).replace(/\s+/g, ' ').trim();
@@ -160,7 +136,7 @@ async function expectExposureShown(page: Page, changes: RegExp): Promise<void> {
 describe('the page with JavaScript', () => {
   it('shows the highest severity, each port severity, why, fix and facts, and the server changes', async () => {
     const caller = '127.26.2.1';
-    const { server, page, problems } = await setUp(caller);
+    const { server, page, problems } = await stubbedPage(session, caller);
     await streamResult(page, `${server.url}/v2/fast`, resultFor(caller));
     await page.goto(`${server.url}/`);
     await page.getByRole('button', { name: 'Fast scan', exact: true }).click();
@@ -175,7 +151,7 @@ describe('the page with JavaScript', () => {
 
   it('passes axe in the dark scheme at 320 px, with no sideways scroll', async () => {
     const caller = '127.26.2.2';
-    const { server, page, problems } = await setUp(caller, { colorScheme: 'dark' });
+    const { server, page, problems } = await stubbedPage(session, caller, { colorScheme: 'dark' });
     await page.setViewportSize({ width: 320, height: 800 });
     await streamResult(page, `${server.url}/v2/fast`, resultFor(caller));
     await page.goto(`${server.url}/`);
@@ -189,7 +165,7 @@ describe('the page with JavaScript', () => {
 
   it('shows a result without facts as before: no severity, no exposure, the browser own comparison', async () => {
     const caller = '127.26.2.3';
-    const { server, page, problems } = await setUp(caller);
+    const { server, page, problems } = await stubbedPage(session, caller);
     await streamResult(page, `${server.url}/v2/fast`, oldResultFor(caller));
     await page.goto(`${server.url}/`);
     await page.getByRole('button', { name: 'Fast scan', exact: true }).click();
@@ -202,7 +178,7 @@ describe('the page with JavaScript', () => {
 
   it('says there is no severity when no port is open, and nothing about changes the server does not remember', async () => {
     const caller = '127.26.2.4';
-    const { server, page, problems } = await setUp(caller);
+    const { server, page, problems } = await stubbedPage(session, caller);
     await streamResult(page, `${server.url}/v2/fast`, resultFor(caller, { ports_open: [], service_banners: {}, severity: null, changes: null }));
     await page.goto(`${server.url}/`);
     await page.getByRole('button', { name: 'Fast scan', exact: true }).click();
@@ -215,18 +191,9 @@ describe('the page with JavaScript', () => {
 });
 
 describe('the page without JavaScript', () => {
-  /** The server's own /scan/fast answer (headers, CSP), its body the server's renderer applied to `result`. */
-  async function renderedResult(page: Page, url: string, result: ScanResultComplete): Promise<void> {
-    const assets = loadWebAssets();
-    await page.route(url, async (route: Route) => {
-      const response = await route.fetch();
-      await route.fulfill({ response, body: renderResultPage(assets, result).text });
-    });
-  }
-
   it('shows the same: highest severity, each port severity, why, fix and facts, and the changes', async () => {
     const caller = '127.26.2.5';
-    const { server, page, problems } = await setUp(caller, { javaScriptEnabled: false });
+    const { server, page, problems } = await stubbedPage(session, caller, { javaScriptEnabled: false });
     await renderedResult(page, `${server.url}/scan/fast`, resultFor(caller));
     await page.goto(`${server.url}/scan/fast`);
     await expectExposureShown(
@@ -241,7 +208,7 @@ describe('the page without JavaScript', () => {
   it('passes axe (the same page with scripting on: it has no script of its own)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const caller = '127.26.2.6';
-      const { server, page, problems } = await setUp(caller, { colorScheme });
+      const { server, page, problems } = await stubbedPage(session, caller, { colorScheme });
       await renderedResult(page, `${server.url}/scan/fast`, resultFor(caller));
       await page.goto(`${server.url}/scan/fast`);
       expect(await page.locator('script').count()).toBe(0);
@@ -252,7 +219,7 @@ describe('the page without JavaScript', () => {
 
   it('shows a result without facts as before', async () => {
     const caller = '127.26.2.7';
-    const { server, page, problems } = await setUp(caller, { javaScriptEnabled: false });
+    const { server, page, problems } = await stubbedPage(session, caller, { javaScriptEnabled: false });
     await renderedResult(page, `${server.url}/scan/fast`, oldResultFor(caller));
     await page.goto(`${server.url}/scan/fast`);
     expect(await page.locator('.highest, .exposure, .severity, .changes').count()).toBe(0);

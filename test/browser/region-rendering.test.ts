@@ -8,20 +8,17 @@
 // event) and the no-JavaScript result page (its HTML made by the server's
 // own renderer), with axe-core's checks. multi-region.test.ts shows the
 // same from a real cluster, whose regions on loopback never disagree.
-import type { Page, Route } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
 import type { Port } from '../../src/api/port.js';
 import type { ScanResultIncomplete } from '../../src/api/scan-result.js';
 import { serviceName } from '../../src/api/service-names.js';
 import type { Vantage } from '../../src/api/vantages.js';
-import { renderResultPage } from '../../src/web/result-page-html.js';
-import { loadWebAssets } from '../../src/web/web-assets.js';
-import { axeViolations, browserPerFile, screenshot, watchedPage } from '../helpers/browser.js';
-import { asCaller, startPageServer } from '../helpers/page-caller.js';
+import { axeViolations, browserPerFile, screenshot } from '../helpers/browser.js';
+import { renderedResult, streamResult, stubbedPage } from '../helpers/stubbed-results.js';
 
 const session = browserPerFile();
-const { cleanups } = session;
 
 const COMPLETED = 1_795_300_000;
 
@@ -134,36 +131,6 @@ const STATUS_WORDS = {
   NL: 'Incomplete: only 3 of 4 chunks verified from NL before the time ran out. Not a full view from here.',
 };
 
-async function setUp(caller: string, options: { javaScriptEnabled?: boolean; colorScheme?: 'light' | 'dark' } = {}) {
-  const server = await startPageServer();
-  cleanups.push(() => server.close());
-  // The stubbed stream is whole at once: the page's reader, done at scan:complete, cancels a request the browser still counts as open.
-  const watched = await watchedPage(session.browser, { ...asCaller(caller), ...options, expectedFailure: (url) => url.endsWith('/v2/fast') });
-  cleanups.push(() => watched.context.close());
-  return { server, ...watched };
-}
-
-/** Answers the page's GET /v2/fast with one scan:complete event carrying `result`. */
-async function streamResult(page: Page, url: string, result: ScanResultIncomplete): Promise<void> {
-  await page.route(url, (route: Route) =>
-    route.fulfill({
-      status: 200,
-      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' },
-      body: `event: scan:complete\nid: 1\ndata: ${JSON.stringify(result)}\n\n`,
-    }),
-  );
-}
-
-/** The server's own /scan/fast answer (headers, CSP), its body the server's renderer applied to `result`. */
-async function renderedResult(page: Page, url: string, result: ScanResultIncomplete): Promise<void> {
-  const assets = loadWebAssets();
-  await page.route(url, async (route: Route) => {
-    const response = await route.fetch();
-    // A single process refuses `regions` (422): the page is the renderer's all the same.
-    await route.fulfill({ response, status: 200, body: renderResultPage(assets, result, 'all').text });
-  });
-}
-
 const folded = (text: string | null): string => (text ?? '').replace(/\s+/g, ' ').trim();
 
 /** The rows of the table in `scope`, each its cells' folded text. */
@@ -202,7 +169,7 @@ async function expectRegionsShown(page: Page): Promise<void> {
 describe('the page with JavaScript', () => {
   it('shows one grid per region, each region state in words, the differing ports marked, and the differences table', async () => {
     const caller = '127.27.1.1';
-    const { server, page, problems } = await setUp(caller);
+    const { server, page, problems } = await stubbedPage(session, caller);
     await streamResult(page, `${server.url}/v2/fast`, resultFor(caller));
     await page.goto(`${server.url}/`);
     await page.getByRole('button', { name: 'Fast scan', exact: true }).click();
@@ -232,7 +199,7 @@ describe('the page with JavaScript', () => {
 
   it('passes axe in the dark scheme at 320 px, with no sideways scroll', async () => {
     const caller = '127.27.1.2';
-    const { server, page, problems } = await setUp(caller, { colorScheme: 'dark' });
+    const { server, page, problems } = await stubbedPage(session, caller, { colorScheme: 'dark' });
     await page.setViewportSize({ width: 320, height: 800 });
     await streamResult(page, `${server.url}/v2/fast`, resultFor(caller));
     await page.goto(`${server.url}/`);
@@ -246,7 +213,7 @@ describe('the page with JavaScript', () => {
 
   it('says why a region learned nothing, and that the others saw no differences', async () => {
     const caller = '127.27.1.3';
-    const { server, page, problems } = await setUp(caller);
+    const { server, page, problems } = await stubbedPage(session, caller);
     await streamResult(page, `${server.url}/v2/fast`, failedRegionFor(caller));
     await page.goto(`${server.url}/`);
     await page.getByRole('button', { name: 'Fast scan', exact: true }).click();
@@ -265,8 +232,8 @@ describe('the page with JavaScript', () => {
 describe('the page without JavaScript', () => {
   it('shows the same: each region state and ports, the differing ports marked, and the differences table', async () => {
     const caller = '127.27.1.4';
-    const { server, page, problems } = await setUp(caller, { javaScriptEnabled: false });
-    await renderedResult(page, `${server.url}/scan/fast?regions=all`, resultFor(caller));
+    const { server, page, problems } = await stubbedPage(session, caller, { javaScriptEnabled: false });
+    await renderedResult(page, `${server.url}/scan/fast?regions=all`, resultFor(caller), 'all');
     await page.goto(`${server.url}/scan/fast?regions=all`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Fast scan of ${caller} from DE, FR and NL`);
     await expectRegionsShown(page);
@@ -280,8 +247,8 @@ describe('the page without JavaScript', () => {
   it('passes axe (the same page with scripting on: it has no script of its own)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const caller = '127.27.1.5';
-      const { server, page, problems } = await setUp(caller, { colorScheme });
-      await renderedResult(page, `${server.url}/scan/fast?regions=all`, resultFor(caller));
+      const { server, page, problems } = await stubbedPage(session, caller, { colorScheme });
+      await renderedResult(page, `${server.url}/scan/fast?regions=all`, resultFor(caller), 'all');
       await page.goto(`${server.url}/scan/fast?regions=all`);
       expect(await page.locator('script').count()).toBe(0);
       expect(await axeViolations(page)).toEqual([]);
