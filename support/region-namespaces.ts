@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SCAN_PROFILES, type ScanType } from '../src/api/scan-type.js';
+import { Ipv4Slots } from './ipv4-slots.js';
 import type { PortRange } from './netns-firewall.js';
 import { createNetnsHost, type NetnsHost, type NetnsHostOptions, type PortState, requireTools, run } from './netns-host.js';
 import { type Bottleneck, bottleneckQdisc } from './netns-path.js';
@@ -94,9 +95,8 @@ export interface RegionNamespaces {
 
 const NS_PATTERN = /^sr-(\d+)-(\d+)$/;
 const IF_PATTERN = /\bsr(\d+)h(\d+)\b/;
-/** 198.19.0.0/16 holds 16,384 /30 networks; one slot per region. */
-const IPV4_BASE = ((198 << 24) | (19 << 16)) >>> 0;
-const SLOT_COUNT = 1 << 14;
+/** One /30 of 198.19.0.0/16 per region. */
+const slots = new Ipv4Slots([198, 19], 'region namespaces');
 const SLOTS_PER_PID = 8;
 const FORWARDING = '/proc/sys/net/ipv4/ip_forward';
 /**
@@ -116,7 +116,6 @@ interface RegionResources {
 }
 
 let regionCounter = 0;
-const reservedSlots = new Set<number>();
 const openRegions = new Set<RegionResources>();
 let exitHookInstalled = false;
 /** Fixtures alive in this process. */
@@ -157,12 +156,12 @@ export async function createRegionNamespaces(options: RegionNamespacesOptions): 
       const hostIf = `sr${pid}h${n}`;
       const nsIf = `sr${pid}n${n}`;
       if (nsIf.length > 15) throw new Error(`region namespaces: interface name ${nsIf} exceeds 15 characters`);
-      const slot = await pickSlot(ip, pid * SLOTS_PER_PID + n);
+      const slot = await slots.pick(ip, pid * SLOTS_PER_PID + n);
       const resources: RegionResources = { namespace, hostIf, slot, forward: [] };
       created.push(resources);
       trackForExit(ip, iptables, resources);
-      const gateway = slotIpv4(slot, 1);
-      const address = slotIpv4(slot, 2);
+      const gateway = slots.ipv4(slot, 1);
+      const address = slots.ipv4(slot, 2);
       await run(ip, ['netns', 'add', namespace]);
       await run(ip, ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf]);
       await run(ip, ['link', 'set', nsIf, 'netns', namespace]);
@@ -263,7 +262,7 @@ async function removeRegion(ip: string, iptables: string, resources: RegionResou
   const list = await run(ip, ['netns', 'list']);
   if (list.split('\n').some((line) => line.split(' ')[0] === resources.namespace)) await run(ip, ['netns', 'del', resources.namespace]);
   openRegions.delete(resources);
-  reservedSlots.delete(resources.slot);
+  slots.release(resources.slot);
 }
 
 function isAlive(pid: number): boolean {
@@ -291,30 +290,6 @@ async function removeStale(ip: string, iptables: string): Promise<void> {
     await run(ip, ['link', 'del', `sr${match[1]}h${match[2]}`]).catch(() => undefined);
     await run(ip, ['netns', 'del', name]).catch(() => undefined);
   }
-}
-
-/** Finds a /30 of 198.19.0.0/16 not yet on any interface, starting from `preferred`. */
-async function pickSlot(ip: string, preferred: number): Promise<number> {
-  const used = new Set<number>();
-  const addrs = await run(ip, ['-o', '-4', 'addr', 'show']);
-  for (const match of addrs.matchAll(/inet (\d+)\.(\d+)\.(\d+)\.(\d+)\//g)) {
-    const value = match.slice(1, 5).reduce((acc, octet) => acc * 256 + Number(octet), 0);
-    const offset = value - IPV4_BASE;
-    if (offset >= 0 && offset < SLOT_COUNT * 4) used.add(Math.floor(offset / 4));
-  }
-  for (let i = 0; i < SLOT_COUNT; i++) {
-    const slot = (preferred + i) % SLOT_COUNT;
-    if (!used.has(slot) && !reservedSlots.has(slot)) {
-      reservedSlots.add(slot);
-      return slot;
-    }
-  }
-  throw new Error('region namespaces: no free /30 left in 198.19.0.0/16');
-}
-
-function slotIpv4(slot: number, hostPart: 1 | 2): string {
-  const value = IPV4_BASE + slot * 4 + hostPart;
-  return [24, 16, 8, 0].map((shift) => (value >>> shift) & 0xff).join('.');
 }
 
 function trackForExit(ip: string, iptables: string, resources: RegionResources): void {
