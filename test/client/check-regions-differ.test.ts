@@ -6,7 +6,6 @@
 // server (inside the target's namespace), calling the API node on the root
 // namespace's end of the target's link. It fails naming 8080 and the
 // regions on each side, in the text and SARIF reports. Requires root.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { killAll, startNode } from '../../support/cluster-nodes.js';
 import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
 import { createRegionNamespaces, type RegionNamespaces } from '../../support/region-namespaces.js';
 import type { ServerProcess } from '../../support/server-process.js';
-import { CHECK_BUNDLE, type CheckRun, cleanEnv, ROOT } from '../helpers/check-cli.js';
+import { type CheckRun, runCheck } from '../helpers/check-cli.js';
 import { sarifErrors } from '../helpers/sarif-validator.js';
 
 let redis: RedisServer;
@@ -54,22 +53,7 @@ afterAll(async () => {
 });
 
 /** Runs selfscan-check ARGS inside the target's namespace, as on the server it checks. */
-function checkOnTarget(args: string[]): Promise<CheckRun> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn('ip', ['netns', 'exec', fixture.target.name, process.execPath, CHECK_BUNDLE, ...args], {
-      env: cleanEnv(),
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
-}
+const checkOnTarget = (args: string[]): Promise<CheckRun> => runCheck(args, { prefix: ['ip', 'netns', 'exec', fixture.target.name] });
 
 it('fails naming the port open from NL and filtered from FR; the union still has it open', async () => {
   const sarifPath = join(out, 'check.sarif');

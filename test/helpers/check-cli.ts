@@ -23,12 +23,16 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-/** Runs `selfscan-check ARGS` (or `selfscan check ARGS` with `via: 'cli'`). */
-export function runCheck(args: string[], options: { env?: NodeJS.ProcessEnv; via?: 'bundle' | 'cli'; cwd?: string } = {}): Promise<CheckRun> {
+/** Runs `selfscan-check ARGS` (or `selfscan check ARGS` with `via: 'cli'`); `prefix`: a command it runs under (`ip netns exec NS`). */
+export function runCheck(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; via?: 'bundle' | 'cli'; cwd?: string; prefix?: readonly string[] } = {},
+): Promise<CheckRun> {
   const argv = options.via === 'cli' ? [CLI, 'check', ...args] : [CHECK_BUNDLE, ...args];
+  const [file, ...rest] = [...(options.prefix ?? []), process.execPath, ...argv];
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { env: options.env ?? cleanEnv(), cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file!, rest, { env: options.env ?? cleanEnv(), cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));

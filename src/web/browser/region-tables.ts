@@ -6,22 +6,11 @@ import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result
 import type { PortDifference, Vantage } from '../../api/vantages.js';
 import { DIFFERENCE_COLUMNS, DIFFERS_MARK, NO_DIFFERENCES, regionPortRows, regionsText, SAME_WORDS, serviceNames } from '../region-words.js';
 import { el, uniqueId } from './dom.js';
+import { resultsTable } from './results-view.js';
 
 /** The symbol (hidden from screen readers) and the word of a port seen differently. */
 function differsMark(): HTMLElement {
   return el('span', 'differs', {}, el('span', 'differs-mark', { 'aria-hidden': 'true' }, DIFFERS_MARK.symbol), ` ${DIFFERS_MARK.label}`);
-}
-
-function table(caption: string, headings: readonly string[], rows: HTMLTableRowElement[]): HTMLElement {
-  const results = el(
-    'table',
-    'results',
-    {},
-    el('caption', '', {}, caption),
-    el('thead', '', {}, el('tr', '', {}, ...headings.map((heading) => el('th', '', { scope: 'col' }, heading)))),
-    el('tbody', '', {}, ...rows),
-  );
-  return el('div', 'table-wrap', { tabindex: '0', role: 'region', 'aria-label': caption }, results);
 }
 
 /** Each port's service name, from every port list of a result. */
@@ -39,7 +28,7 @@ export function regionTable(
 ): HTMLElement {
   const rows = regionPortRows(vantage, differences, services);
   if (rows.length === 0) return el('p', 'region-none', {}, `No open or filtered port from ${vantage.region}, and none seen differently.`);
-  return table(
+  return resultsTable(
     `Ports from ${vantage.region} (${family})`,
     ['Port', 'Service', `From ${vantage.region}`, 'Across regions'],
     rows.map((row) =>
@@ -62,7 +51,7 @@ export function differencesView(differences: readonly PortDifference[], services
   const content =
     differences.length === 0
       ? el('p', 'no-differences', {}, NO_DIFFERENCES)
-      : table(
+      : resultsTable(
           `Ports the regions saw differently (${family})`,
           ['Port', 'Service', ...DIFFERENCE_COLUMNS.map(({ heading }) => heading)],
           differences.map((difference) =>

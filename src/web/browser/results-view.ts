@@ -18,15 +18,8 @@ export function severityMark(level: SeverityLevel): HTMLElement {
   return el('span', `severity severity-${level}`, {}, el('span', 'severity-symbol', { 'aria-hidden': 'true' }, symbol), ` ${label}`);
 }
 
-function table(caption: string, ports: readonly Port[], withBanner: boolean): HTMLElement {
-  const withSeverity = withBanner && ports.some((port) => port.risk !== undefined);
-  const headings = ['Port', 'Service', 'State', ...(withSeverity ? ['Severity'] : []), ...(withBanner ? ['Banner'] : [])];
-  const rows = ports.map((port) => {
-    const cells = [el('td', '', {}, String(port.port)), el('td', '', {}, port.service ?? 'unknown'), el('td', '', {}, port.state)];
-    if (withSeverity) cells.push(el('td', '', {}, port.risk === undefined ? 'not rated' : severityMark(port.risk.severity)));
-    if (withBanner) cells.push(el('td', 'banner-cell', {}, port.banner === null ? el('span', 'none', {}, 'none') : el('code', 'banner', {}, port.banner)));
-    return el('tr', '', { 'data-port': String(port.port) }, ...cells);
-  });
+/** A results table with its caption and column headings, scrollable by keyboard as a named region. */
+export function resultsTable(caption: string, headings: readonly string[], rows: HTMLTableRowElement[]): HTMLElement {
   const results = el(
     'table',
     'results',
@@ -36,6 +29,18 @@ function table(caption: string, ports: readonly Port[], withBanner: boolean): HT
     el('tbody', '', {}, ...rows),
   );
   return el('div', 'table-wrap', { tabindex: '0', role: 'region', 'aria-label': caption }, results);
+}
+
+function table(caption: string, ports: readonly Port[], withBanner: boolean): HTMLElement {
+  const withSeverity = withBanner && ports.some((port) => port.risk !== undefined);
+  const headings = ['Port', 'Service', 'State', ...(withSeverity ? ['Severity'] : []), ...(withBanner ? ['Banner'] : [])];
+  const rows = ports.map((port) => {
+    const cells = [el('td', '', {}, String(port.port)), el('td', '', {}, port.service ?? 'unknown'), el('td', '', {}, port.state)];
+    if (withSeverity) cells.push(el('td', '', {}, port.risk === undefined ? 'not rated' : severityMark(port.risk.severity)));
+    if (withBanner) cells.push(el('td', 'banner-cell', {}, port.banner === null ? el('span', 'none', {}, 'none') : el('code', 'banner', {}, port.banner)));
+    return el('tr', '', { 'data-port': String(port.port) }, ...cells);
+  });
+  return resultsTable(caption, headings, rows);
 }
 
 /** One open port the server rated or learned about: its severity, why, what to do, and its facts. */
