@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { SCAN_PROFILES, type ScanType } from '../src/api/scan-type.js';
 import { Ipv4Slots } from './ipv4-slots.js';
 import type { PortRange } from './netns-firewall.js';
-import { createNetnsHost, type NetnsHost, type NetnsHostOptions, type PortState, requireTools, run } from './netns-host.js';
+import { createNetnsHost, isAlive, type NetnsHost, type NetnsHostOptions, type PortState, requireTools, run } from './netns-host.js';
 import { type Bottleneck, bottleneckQdisc } from './netns-path.js';
 import type { Placement } from './server-process.js';
 
@@ -263,15 +263,6 @@ async function removeRegion(ip: string, iptables: string, resources: RegionResou
   if (list.split('\n').some((line) => line.split(' ')[0] === resources.namespace)) await run(ip, ['netns', 'del', resources.namespace]);
   openRegions.delete(resources);
   slots.release(resources.slot);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Deletes the namespaces, links and FORWARD rules of fixtures whose process no longer exists. */
