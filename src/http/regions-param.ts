@@ -19,6 +19,11 @@ export function regionsAskedOf(raw: string | undefined): RegionsAsked | undefine
   } catch {
     throw new ApiError('invalid_regions', 'regions is not valid percent-encoding');
   }
+  return regionsAskedFrom(text);
+}
+
+/** The regions a `regions` value (decoded) asks for; `invalid_regions` when malformed. */
+export function regionsAskedFrom(text: string): RegionsAsked {
   const refused = refuseRegions(text);
   if (refused !== null) throw new ApiError('invalid_regions', refused);
   return regionsKey(text);

@@ -5,11 +5,10 @@
 // on as `?regions=`, the query the API takes. A form posted from another
 // site is refused: a page elsewhere must not make a visitor's browser start
 // scans.
-import { ApiError } from '../api/api-error.js';
-import { type RegionsAsked, refuseRegions, regionsKey } from '../api/regions-asked.js';
+import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Headers } from '../http/exchange.js';
-import { readRegionsParam, regionsAskedOf } from '../http/regions-param.js';
+import { readRegionsParam, regionsAskedFrom, regionsAskedOf } from '../http/regions-param.js';
 import type { RouteContext } from '../http/route-context.js';
 import type { Route } from '../http/routes.js';
 import { readFormBody } from './form-body.js';
@@ -40,10 +39,7 @@ export function isSameSitePost(secFetchSite: string, origin: string, host: strin
 
 /** The regions a form asked for; undefined for a scan from one place; `invalid_regions` when malformed. */
 export function formRegions(value: string | null): RegionsAsked | undefined {
-  if (value === null || value === '') return undefined;
-  const refused = refuseRegions(value);
-  if (refused !== null) throw new ApiError('invalid_regions', refused);
-  return regionsKey(value);
+  return value === null || value === '' ? undefined : regionsAskedFrom(value);
 }
 
 /** The result page of a scan: the route's path, with the regions it looks from. */
