@@ -61,13 +61,16 @@ export function applyVantageChunk(vantages: VantageRecord[], scanType: ScanType,
 
 const byPort = (a: Port, b: Port): number => a.port - b.port;
 
-/** The union view: open if any region reached the port; filtered if none did and one got no answer. Sorted copies. */
+/**
+ * The union view: open if any region reached the port (the first such
+ * region's port), filtered if none did and one got no answer. Sorted.
+ */
 export function unionPorts(vantages: readonly VantageRecord[]): { open: Port[]; filtered: Port[] } {
   const open = new Map<number, Port>();
-  for (const vantage of vantages) for (const port of vantage.portsOpen) if (!open.has(port.port)) open.set(port.port, { ...port });
+  for (const vantage of vantages) for (const port of vantage.portsOpen) if (!open.has(port.port)) open.set(port.port, port);
   const filtered = new Map<number, Port>();
   for (const vantage of vantages) {
-    for (const port of vantage.portsFiltered) if (!open.has(port.port) && !filtered.has(port.port)) filtered.set(port.port, { ...port });
+    for (const port of vantage.portsFiltered) if (!open.has(port.port) && !filtered.has(port.port)) filtered.set(port.port, port);
   }
   return { open: [...open.values()].sort(byPort), filtered: [...filtered.values()].sort(byPort) };
 }

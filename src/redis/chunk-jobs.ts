@@ -40,7 +40,7 @@ export interface FinishJob {
 
 /** The finish job of the scan `job` is part of. */
 export function finishOf({ scanId, ip, scanType, regionsAsked }: ChunkJob): FinishJob {
-  return { scanId, ip, scanType, ...(regionsAsked === undefined ? {} : { regionsAsked }) };
+  return { scanId, ip, scanType, regionsAsked };
 }
 
 /** Chunks (of SCAN_PROFILES) one job scans, by scan type. */
@@ -49,11 +49,11 @@ export const CHUNKS_PER_JOB: Readonly<Record<ScanType, number>> = { fast: SCAN_P
 /** Jobs of a scan of `scanType`. */
 export const jobsOf = (scanType: ScanType): number => SCAN_PROFILES[scanType].totalChunks / CHUNKS_PER_JOB[scanType];
 
-/** Job `index` of a scan as the job `local` of its region's `first` to `end` (one past its last). */
-export function jobInRegion(scanType: ScanType, index: number): { local: number; first: number; end: number } {
+/** Job `index` of a scan as the job `local` of its region, whose jobs end before `end`. */
+export function jobInRegion(scanType: ScanType, index: number): { local: number; end: number } {
   const jobs = jobsOf(scanType);
   const local = index % jobs;
-  return { local, first: index - local, end: index - local + jobs };
+  return { local, end: index - local + jobs };
 }
 
 /** The ports job `index` of a `scanType` scan scans. */
@@ -89,10 +89,7 @@ export class ChunkDispatch {
     const count = Math.min(window, perRegion);
     await Promise.all(
       regions.map((region, k) => {
-        const jobs = Array.from(
-          { length: count },
-          (_, i): ChunkJob => ({ scanId, ip, scanType, index: k * perRegion + i, window, deadline, ...(regionsAsked === undefined ? {} : { regionsAsked }) }),
-        );
+        const jobs = Array.from({ length: count }, (_, i): ChunkJob => ({ scanId, ip, scanType, index: k * perRegion + i, window, deadline, regionsAsked }));
         return this.queue(region).addBulk(jobs.map((data) => ({ name: 'chunk', data, opts: this.chunkOptions(data) })));
       }),
     );

@@ -35,7 +35,7 @@ export async function sweepOnce(options: ClusterSweepOptions): Promise<void> {
   for (const [i, record] of queued.entries()) {
     const deadline = record.queuedAt + budgetMs[record.scanType];
     const { id: scanId, ip, scanType, regionsAsked } = record;
-    if (now > deadline + DEADLINE_GRACE_MS) await dispatch.finish({ scanId, ip, scanType, ...(regionsAsked === undefined ? {} : { regionsAsked }) });
+    if (now > deadline + DEADLINE_GRACE_MS) await dispatch.finish({ scanId, ip, scanType, regionsAsked });
     else if (statuses[i] === 'queued') await dispatch.first(record, window, deadline);
   }
 }

@@ -53,11 +53,12 @@ export class RedisScanBook implements ScanBook {
     );
   }
 
-  /** A multi-region scan in flight is read with its chunks, for each region's progress; any other in one round trip. */
+  /** The record in one round trip; a multi-region scan in flight is read again with its chunks, for each region's progress. */
   private async current(ip: string, scanType: ScanType, regionsAsked?: string): Promise<ScanRecord | null> {
     const { progress } = this;
-    const scanId = regionsAsked === undefined ? null : await progress.inFlight(ip, scanType, regionsAsked);
-    const snapshot = scanId === null ? null : await progress.snapshot(scanId, ip, scanType, regionsAsked);
+    const record = await progress.current(ip, scanType, regionsAsked);
+    if (record === null || record.vantages === undefined || isFinal(record.status)) return record;
+    const snapshot = await progress.snapshot(record.id, ip, scanType, regionsAsked);
     return snapshot !== null && !snapshot.ended ? snapshot.record : progress.current(ip, scanType, regionsAsked);
   }
 

@@ -63,7 +63,7 @@ export class ScannerRegions {
     const now = Date.now();
     if (this.cached !== null && now - this.cached.at < CACHE_MS) return this.cached.region;
     const regions = this.preferred.length > 0 ? this.preferred : (await this.redis.smembers(REGIONS_KEY)).sort();
-    const live = regions.length === 0 ? [] : await this.commands.selfscanLive(regions.length, ...regions.map(scannersKey));
+    const live = await this.liveNodes(regions);
     const ranked = regions.map((region, i) => ({ region, nodes: live[i] ?? 0 })).filter((r) => r.nodes > 0);
     if (this.preferred.length === 0) ranked.sort((a, b) => b.nodes - a.nodes);
     const chosen = ranked[0];
@@ -86,15 +86,17 @@ export class ScannerRegions {
     const known = await this.known(asked);
     const named = regionsNamed(asked);
     const regions = named ?? known;
-    const live = regions.length === 0 ? [] : await this.commands.selfscanLive(regions.length, ...regions.map(scannersKey));
-    const dead = regions.filter((_, i) => (live[i] ?? 0) === 0);
-    if (named === null) {
-      const alive = regions.filter((_, i) => (live[i] ?? 0) > 0);
-      if (alive.length === 0) throw new ApiError('unavailable', 'no scanner node is live in any region; try again later');
-      return alive;
-    }
-    if (dead.length > 0) throw new ApiError('unavailable', `no scanner node is live in region ${dead.join(', ')}; try again later`);
-    return regions;
+    const live = await this.liveNodes(regions);
+    const alive = regions.filter((_, i) => (live[i] ?? 0) > 0);
+    if (named === null && alive.length === 0) throw new ApiError('unavailable', 'no scanner node is live in any region; try again later');
+    const dead = regions.filter((region) => !alive.includes(region));
+    if (named !== null && dead.length > 0) throw new ApiError('unavailable', `no scanner node is live in region ${dead.join(', ')}; try again later`);
+    return alive;
+  }
+
+  /** The live scanner nodes of each of `regions`. */
+  private async liveNodes(regions: readonly string[]): Promise<number[]> {
+    return regions.length === 0 ? [] : this.commands.selfscanLive(regions.length, ...regions.map(scannersKey));
   }
 
   /** Every region a scanner node has announced, sorted; throws `invalid_regions` (422), naming them, when `asked` names another. */
