@@ -9,6 +9,11 @@ export const Health = z
     region: z.string().nullable().meta({ description: 'A scanner node: its region; an API node: the regions it sends scans to; null when none is set.' }),
     redis: z.enum(['up', 'down']).nullable().meta({ description: "Whether the node reaches the cluster's Redis; null for a single process." }),
     jobsInHand: z.int().min(0).meta({ description: 'Scans in flight (single process), chunk jobs running (scanner), scans streamed to watchers (API).' }),
+    // The names of native/engine-choices.ts (api/ imports nothing of native/; the roles' type check ties the two).
+    engine: z.enum(['syn', 'connect']).nullable().meta({
+      description:
+        'How the node probes ports: `syn` (half-open SYNs over a raw socket, with CAP_NET_RAW) or `connect` (a `connect()` per port); null for a node that does not scan (an API node).',
+    }),
   })
   .meta({ description: 'The health of one node.' });
 export type Health = z.output<typeof Health>;

@@ -54,6 +54,11 @@ function serve(args: string[]): void {
       process.once('SIGINT', () => stop('SIGINT'));
     },
     (error: unknown) => {
+      if (error instanceof ConfigError) {
+        // A setting the process cannot honour (scanner.engine syn without CAP_NET_RAW): said as a bad value is, no trace.
+        process.stderr.write(`selfscan: ${error.message}\n`);
+        process.exit(2);
+      }
       logger.fatal({ err: error }, `selfscan could not start: ${(error as Error).message}`);
       process.exit(1);
     },

@@ -3,6 +3,7 @@
 // README's table are derived from it (config-sources.ts, config-table.ts beside it).
 import * as z from 'zod';
 
+import { ENGINE_CHOICES } from '../native/engine-choices.js';
 import { POLLER_CHOICES } from '../native/poller-choices.js';
 import { parseCidr } from '../net/cidr.js';
 import { SERVE_FLAGS, type ServeFlag } from './serve-flags.js';
@@ -77,6 +78,10 @@ export const configSchema = z.strictObject({
       poller: setting(z.enum(POLLER_CHOICES).default('auto'), {
         description:
           "how the scanner waits on its sockets: `epoll` (Linux), `kqueue` (macOS, the BSDs), `poll` (any POSIX system) or `auto`, the platform's best; one this build lacks stops the start",
+      }),
+      engine: setting(z.enum(ENGINE_CHOICES).default('auto'), {
+        description:
+          'how the scanner probes: `syn` (half-open SYNs from a raw socket, each open port confirmed by one `connect()`; needs CAP_NET_RAW, without which it stops the start), `connect` (a `connect()` per port; any user) or `auto`: syn when the process has CAP_NET_RAW, else connect (see Scanner engines)',
       }),
     })
     .prefault({}),

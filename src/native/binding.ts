@@ -2,6 +2,7 @@
 // types of what it exports.
 import { fileURLToPath } from 'node:url';
 
+import type { EngineChoice, EngineName } from './engine-choices.js';
 import { loadAddon } from './load-addon.js';
 import type { PollerChoice, PollerName } from './poller-choices.js';
 
@@ -77,6 +78,12 @@ export interface NativeEngineOptions {
   connectThreads?: number;
   /** The readiness backend: `auto` (default) is the first of `pollers`. */
   poller?: PollerChoice;
+  /**
+   * The probe engine: `auto` (default) is `syn` when the process can open
+   * raw sockets (CAP_NET_RAW), else `connect`; `syn` without the capability
+   * throws an Error whose message begins `the syn engine needs CAP_NET_RAW`.
+   */
+  engine?: EngineChoice;
 }
 
 export interface NativeChunkEvent {
@@ -107,6 +114,10 @@ export type NativeScanEvent = NativeChunkEvent | NativeEndEvent;
 export interface NativeEngineStats {
   /** The readiness backend in use. */
   poller: PollerName;
+  /** The probe engine in use. */
+  engine: EngineName;
+  /** Why `auto` fell back to the connect engine (the raw socket's error, e.g. `raw socket: Operation not permitted`); absent otherwise. */
+  engineFallback?: string;
   fdLimit: number;
   budget: number;
   inFlight: number;
@@ -119,6 +130,8 @@ export interface NativeEngineStats {
   canariesLost: number;
   /** Of those, the ones judged the path's own random loss (the pace ignores them). */
   canariesLostToPath: number;
+  /** Packets the syn engine read that answered no probe of its own (late, duplicate or forged); 0 on the connect engine. */
+  answersIgnored: number;
 }
 
 export interface NativeBinding {

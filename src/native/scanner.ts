@@ -5,6 +5,7 @@ import { getSystemErrorName } from 'node:util';
 import type { Port } from '../api/port.js';
 import { serviceName } from '../api/service-names.js';
 import { type NativeChunkEvent, type NativeEndEvent, type NativeEngineOptions, type NativeEngineStats, native } from './binding.js';
+import { ENGINE_CHOICES, SYN_NEEDS_CAP_NET_RAW, SYN_NEEDS_CAP_NET_RAW_CODE } from './engine-choices.js';
 import { POLLER_CHOICES, type PollerName } from './poller-choices.js';
 import { type LearnedTiming, type ScanRequest, toNativeRequest } from './scan-request.js';
 
@@ -171,17 +172,37 @@ function checkPoller(poller: unknown): void {
   }
 }
 
+/** Throws a TypeError for an `engine` that is not a choice. */
+function checkEngine(engine: unknown): void {
+  if (engine === undefined) return;
+  if (typeof engine !== 'string' || !(ENGINE_CHOICES as readonly string[]).includes(engine)) {
+    throw new TypeError(`engine must be one of ${ENGINE_CHOICES.join(', ')}`);
+  }
+}
+
+/** The options as they tell one engine from another: `auto` is the same as leaving the option out. */
+function optionsKey(options: ScannerOptions): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(options).filter(([name, value]) => !((name === 'poller' || name === 'engine') && value === 'auto'))));
+}
+
 /**
  * The process's scanner. The engine starts on the first call, with that
  * call's options; a later call with different options throws. `poller`
- * `auto` is the same as leaving it out.
+ * and `engine` `auto` are the same as leaving them out. `engine: 'syn'`
+ * in a process without CAP_NET_RAW throws an Error with `code`
+ * SYN_NEEDS_CAP_NET_RAW_CODE (and the engine does not start).
  */
 export function createScanner(options: ScannerOptions = {}): Scanner {
   checkPoller(options.poller);
-  const { poller, ...rest } = options;
-  const key = JSON.stringify(poller === 'auto' ? rest : options);
+  checkEngine(options.engine);
+  const key = optionsKey(options);
   if (configured === undefined) {
-    native.configure(options);
+    try {
+      native.configure(options);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith(SYN_NEEDS_CAP_NET_RAW)) Object.assign(error, { code: SYN_NEEDS_CAP_NET_RAW_CODE });
+      throw error;
+    }
     configured = key;
   } else if (key !== configured && key !== '{}') {
     throw new Error(`the scanner is already running with options ${configured}`);

@@ -38,6 +38,7 @@ import { openApiRole } from './api-role.js';
 import { openClusterWebhooks } from './cluster-webhooks.js';
 import { factsStage, scanExposure } from './exposure-parts.js';
 import type { RunningServer, ServeDependencies } from './running-server.js';
+import { openNativeScanner } from './scanner-engine.js';
 
 /** Chunks one scanner node scans at once, when concurrency.deep is not set. */
 const DEFAULT_CHUNK_CONCURRENCY = 16;
@@ -56,6 +57,9 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     connections.push(connection);
     return connection;
   };
+  // The scanner first: a node that cannot scan as asked (scanner.engine syn without CAP_NET_RAW) stops before it touches Redis.
+  const native = scan ? (deps.scanner ?? (await openNativeScanner(config.scanner, logger))) : undefined;
+  const engine = native?.stats().engine ?? null;
   const redis = connect(commandConnection(url));
   await ready(redis, logger);
   const bullmq = () => connect(bullmqConnection(url));
@@ -67,8 +71,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   const lookupPtr = createPtrLookup(config.dns);
 
   let scanner: ScannerNode | undefined;
-  if (scan) {
-    const native = deps.scanner ?? (await import('../native/scanner.js')).createScanner({ poller: config.scanner.poller });
+  if (native !== undefined) {
     const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
     const examine = factsStage(config);
     scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, examine, lookupPtr, logger }, bullmq());
@@ -123,7 +126,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
       () => false,
     );
     const jobsInHand = (scanner?.jobsInHand ?? 0) + (watchers?.size ?? 0);
-    return { ok: up, role, region: scan ? scannerRegion : (config.region ?? null), redis: up ? 'up' : 'down', jobsInHand };
+    return { ok: up, role, region: scan ? scannerRegion : (config.region ?? null), redis: up ? 'up' : 'down', jobsInHand, engine };
   };
   const http = api?.http ?? createHealthApp(health);
   const port = await http.listen(config.host, config.port);

@@ -8,7 +8,7 @@ import type { ResultStore } from '../scan/result-store.js';
 /** What `startServer` makes itself unless given. */
 export interface ServeDependencies {
   /** Default: the native scanner (loaded only then). */
-  scanner?: Pick<Scanner, 'scan'> & { stats(): Pick<ScannerStats, 'budget'> & Partial<Pick<ScannerStats, 'poller'>> };
+  scanner?: Pick<Scanner, 'scan'> & { stats(): Pick<ScannerStats, 'budget'> & Partial<Pick<ScannerStats, 'poller' | 'engine'>> };
   /** Default: lmdb in the data dir. */
   store?: ResultStore;
   /** Default: in memory, kept in lmdb in the data dir. */

@@ -22,6 +22,7 @@ import { openApiRole } from './api-role.js';
 import { factsStage, scanExposure } from './exposure-parts.js';
 import { openLocalScans } from './local-scans.js';
 import type { RunningServer, ServeDependencies } from './running-server.js';
+import { openNativeScanner } from './scanner-engine.js';
 
 /** Sockets a scan of each type needs at its peak: sizes the default concurrency. */
 const SOCKETS_PER_SCAN = { fast: 32, deep: 512 };
@@ -29,8 +30,8 @@ const SOCKETS_PER_SCAN = { fast: 32, deep: 512 };
 /** The single process: every role, its state in the data dir. */
 export async function startSingleServer(config: Config, logger: Logger, deps: ServeDependencies = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
-  const scanner = deps.scanner ?? (await import('../native/scanner.js')).createScanner({ poller: config.scanner.poller });
-  const { budget, poller } = scanner.stats();
+  const scanner = deps.scanner ?? (await openNativeScanner(config.scanner, logger));
+  const { budget, poller, engine = null } = scanner.stats();
   const concurrency = {
     fast: config.concurrency.fast ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.fast)),
     deep: config.concurrency.deep ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.deep)),
@@ -61,7 +62,7 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   });
   // Before requests can start scans (webhooks hear of the ends of scans taken up).
   await recoverUnfinished(store, checkpoints, (record) => scans.resume(record), logger);
-  const health: HealthCheck = async () => ({ ok: true, role: 'all', region: null, redis: null, jobsInHand: scans.inFlight() });
+  const health: HealthCheck = async () => ({ ok: true, role: 'all', region: null, redis: null, jobsInHand: scans.inFlight(), engine });
   const ownRateLimits = deps.rateLimits === undefined ? await LmdbRateLimitStore.open(config.dataDir, logger) : undefined;
   const rateLimits = deps.rateLimits ?? ownRateLimits!;
   const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits, health, clock, logger });

@@ -99,6 +99,7 @@ it('are the engine defaults the README states for createScanner()', async () => 
   expect(stated('perTargetInFlight')).toBe(String(engine.perTargetInFlight));
   expect(stated('initialRate')).toBe(String(engine.initialRate));
   expect(stated('poller')).toBe(`\`${engine.poller}\``);
+  expect(stated('engine')).toBe(`\`${engine.engine}\``);
   expect(engine.connectThreads).toBe(-1);
   expect(stated('connectThreads')).toBe('cores − 1');
   expect(engine.maxInFlight).toBe(0);

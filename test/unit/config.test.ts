@@ -26,6 +26,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
   'scanBudgetSeconds.fast': ['60', 60],
   'scanBudgetSeconds.deep': ['900.5', 900.5],
   'scanner.poller': ['poll', 'poll'],
+  'scanner.engine': ['connect', 'connect'],
   drainSeconds: ['10', 10],
   'exposure.facts': ['0', false],
   'exposure.fingerprintDays': ['7', 7],
@@ -119,6 +120,7 @@ describe('loadConfig', () => {
     ['a negative retry delay', {}, { SELFSCAN_WEBHOOKS_RETRY_DELAYS_SECONDS: '10,-1' }, /webhooks\.retryDelaysSeconds\.1/],
     ['a concurrency of 0', {}, { SELFSCAN_CONCURRENCY_DEEP: '0' }, /concurrency\.deep/],
     ['an unknown log level', {}, { SELFSCAN_LOG_LEVEL: 'loud' }, /logLevel/],
+    ['an unknown scanner engine', {}, { SELFSCAN_SCANNER_ENGINE: 'raw' }, /^scanner\.engine \(SELFSCAN_SCANNER_ENGINE\): .*"auto"\|"syn"\|"connect"/],
     ['a pane origin with a path', { 'ipv4-origin': 'https://v4.scan.example/page' }, {}, /page\.ipv4Origin \(--ipv4-origin\): an origin/],
     [
       'a pane origin that is an IPv6 literal',
@@ -130,6 +132,14 @@ describe('loadConfig', () => {
   ])('refuses %s, naming the setting and where it came from', (_name, flags, env, message) => {
     expect(() => loadConfig(flags, env)).toThrow(ConfigError);
     expect(() => loadConfig(flags, env)).toThrow(message);
+  });
+
+  it('takes the scanner engine from the file, the environment over it; auto when none is named', () => {
+    expect(DEFAULT_CONFIG.scanner).toEqual({ poller: 'auto', engine: 'auto' });
+    const file = configFile({ scanner: { engine: 'syn' } });
+    expect(loadConfig({ config: file }, {}).scanner).toEqual({ poller: 'auto', engine: 'syn' });
+    expect(loadConfig({ config: file }, { SELFSCAN_SCANNER_ENGINE: 'connect' }).scanner.engine).toBe('connect');
+    expect(() => loadConfig({ config: configFile({ scanner: { engine: 'SYN' } }) }, {})).toThrow(/^scanner\.engine \(config file .*\): /);
   });
 
   it('refuses a config file that is unreadable, not JSON, not an object, or has an unknown key', () => {
