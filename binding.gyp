@@ -17,15 +17,20 @@
         "native/core/connect_outcome.cc",
         "native/core/connect_workers.cc",
         "native/core/engine.cc",
+        "native/core/engine_banner.cc",
+        "native/core/engine_launch.cc",
+        "native/core/engine_verdicts.cc",
         "native/core/fd_budget.cc",
         "native/core/filtered_rule.cc",
         "native/core/loss_history.cc",
+        "native/core/packet_codec.cc",
         "native/core/pacer.cc",
         "native/core/path_loss.cc",
         "native/core/poller.cc",
         "native/core/poller_poll.cc",
         "native/core/rtt_estimator.cc",
         "native/core/scan_job.cc",
+        "native/core/siphash.cc",
         "native/core/target_state.cc",
         "native/core/wake_pipe.cc"
       ],
@@ -37,7 +42,11 @@
       "cflags_cc!": ["-std=gnu++17"],
       "conditions": [
         ["OS=='linux'", {
-          "sources": ["native/core/poller_epoll.cc", "native/compat/glibc_floor.cc"],
+          "sources": [
+            "native/core/poller_epoll.cc",
+            "native/core/syn_transport_linux.cc",
+            "native/compat/glibc_floor.cc"
+          ],
           "defines": ["SELFSCAN_HAVE_EPOLL"],
           "cflags_cc": ["-include", "<(module_root_dir)/native/compat/glibc_floor.h"],
           "ldflags": [
@@ -50,7 +59,7 @@
           ]
         }],
         ["OS=='mac'", {
-          "sources": ["native/core/poller_kqueue.cc"],
+          "sources": ["native/core/poller_kqueue.cc", "native/core/syn_transport_none.cc"],
           "defines": ["SELFSCAN_HAVE_KQUEUE"],
           "xcode_settings": {
             "MACOSX_DEPLOYMENT_TARGET": "11.0",
@@ -60,7 +69,7 @@
           }
         }],
         ["OS=='freebsd' or OS=='openbsd' or OS=='netbsd'", {
-          "sources": ["native/core/poller_kqueue.cc"],
+          "sources": ["native/core/poller_kqueue.cc", "native/core/syn_transport_none.cc"],
           "defines": ["SELFSCAN_HAVE_KQUEUE"]
         }],
         ["kqueue_on_epoll==1", {

@@ -15,7 +15,7 @@ const scanningNativeTests = [
   'internet-paths',
 ].map((name) => `test/native/${name}.test.ts`);
 /** The syn engine's run: the scanning files, and the decoy host's (a SYN proxy that answers every port). */
-const synNativeTests = [...scanningNativeTests, 'test/native/decoy-host.test.ts'];
+const synNativeTests = [...scanningNativeTests, 'test/native/decoy-host.test.ts', 'test/native/forged-answers.test.ts'];
 const nativeProject = { fileParallelism: false, testTimeout: 120_000, hookTimeout: 60_000 };
 
 // Projects: pure logic (no compiler, no root; loopback at most), the real addon

@@ -17,7 +17,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The core's pure logic: what the tests exercise, and nothing that opens a socket.
-const coreSources = ['rtt_estimator', 'pacer', 'canary_ledger', 'loss_history', 'clean_stretch', 'path_loss', 'filtered_rule', 'target_state'].map(
+const coreSources = ['rtt_estimator', 'pacer', 'canary_ledger', 'loss_history', 'clean_stretch', 'path_loss', 'filtered_rule', 'target_state', 'siphash', 'packet_codec'].map(
   (name) => `native/core/${name}.cc`,
 );
 // The readiness backends this platform has; on Linux the kqueue backend too,

@@ -91,6 +91,9 @@ class Addon : public Napi::Addon<Addon> {
     } catch (const std::invalid_argument& error) {
       tsfn_.Release();
       throw Napi::TypeError::New(env, error.what());
+    } catch (const std::runtime_error& error) {  // the syn engine without CAP_NET_RAW
+      tsfn_.Release();
+      throw Napi::Error::New(env, error.what());
     }
     // Registered after the thread-safe function, so it runs before Node
     // tears that function down (cleanup hooks run last-in, first-out).
@@ -129,6 +132,8 @@ class Addon : public Napi::Addon<Addon> {
     EngineStats stats = engine.Stats();
     Napi::Object out = Napi::Object::New(env);
     out.Set("poller", PollerName(stats.poller));
+    out.Set("engine", EngineName(stats.engine));
+    if (!stats.engine_fallback.empty()) out.Set("engineFallback", stats.engine_fallback);
     out.Set("fdLimit", stats.fd_limit);
     out.Set("budget", stats.budget);
     out.Set("inFlight", stats.in_flight);
@@ -137,6 +142,7 @@ class Addon : public Napi::Addon<Addon> {
     out.Set("canaries", static_cast<double>(stats.canaries));
     out.Set("canariesLost", static_cast<double>(stats.canaries_lost));
     out.Set("canariesLostToPath", static_cast<double>(stats.canaries_lost_to_path));
+    out.Set("answersIgnored", static_cast<double>(stats.answers_ignored));
     return out;
   }
 

@@ -186,6 +186,7 @@ Napi::Object EngineDefaultsToJs(Napi::Env env) {
   out.Set("initialRate", options.initial_rate);
   out.Set("connectThreads", options.connect_threads);
   out.Set("poller", PollerName(options.poller));
+  out.Set("engine", EngineName(options.engine));
   out.Freeze();
   return out;
 }
@@ -234,6 +235,17 @@ PollerKind PollerField(const Napi::Object& object) {
   return kind;
 }
 
+// `engine`: auto, syn or connect.
+EngineKind EngineField(const Napi::Object& object) {
+  Napi::Value value = object.Get("engine");
+  if (value.IsUndefined()) return EngineKind::kAuto;
+  EngineKind kind;
+  if (!value.IsString() || !ParseEngineKind(value.As<Napi::String>().Utf8Value(), &kind)) {
+    Fail(object.Env(), "engine must be one of auto, syn, connect");
+  }
+  return kind;
+}
+
 }  // namespace
 
 EngineOptions ParseEngineOptions(const Napi::Value& value) {
@@ -249,6 +261,7 @@ EngineOptions ParseEngineOptions(const Napi::Value& value) {
   options.connect_threads =
       static_cast<int>(IntegerField(object, "connectThreads", -1, 64, options.connect_threads));
   options.poller = PollerField(object);
+  options.engine = EngineField(object);
   return options;
 }
 

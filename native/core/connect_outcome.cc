@@ -7,9 +7,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstring>
+
 #ifdef __linux__
 // After time.h: linux/errqueue.h uses struct timespec without including it.
 #include <linux/errqueue.h>
+#include <netinet/tcp.h>
 #endif
 
 namespace selfscan {
@@ -22,6 +26,10 @@ ConnectOutcome ClassifyConnectErrno(int error_number, bool from_network) {
     case EALREADY:
       return ConnectOutcome::kPending;
     case ECONNREFUSED:
+    // The handshake completed and was reset before the socket was read: no
+    // listener took it (a SYN proxy or a tarpit answers every port's SYN,
+    // then resets what it cannot hand on). As the banner read judges it.
+    case ECONNRESET:
       return ConnectOutcome::kClosed;
     case EHOSTUNREACH:
     case ENETUNREACH:
@@ -102,6 +110,24 @@ bool RefusedByIcmp(int fd) {
 #endif
   (void)fd;
   return false;
+}
+
+bool PeerWindowClosed(int fd) {
+#ifdef __linux__
+  // tcp_info only grows, and the peer's window (tcpi_snd_wnd, Linux 5.19)
+  // sits at byte 228; read as bytes, since glibc's struct stops earlier.
+  constexpr socklen_t kPeerWindowAt = 228;
+  uint8_t info[512];
+  socklen_t length = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &length) != 0) return false;
+  if (length < kPeerWindowAt + sizeof(uint32_t)) return false;  // an older kernel: can't tell
+  uint32_t window;
+  std::memcpy(&window, info + kPeerWindowAt, sizeof window);
+  return window == 0;
+#else
+  (void)fd;
+  return false;
+#endif
 }
 
 }  // namespace selfscan

@@ -38,6 +38,12 @@ int OpenProbeSocket(int family);
 // a REJECT reads as closed.
 bool RefusedByIcmp(int fd);
 
+// True when the peer of connected `fd` still advertises a zero window, as
+// a SYN proxy's or a tarpit's SYN-ACK does and no host's listener ever does;
+// false when it does not, or the system cannot tell (macOS, the BSDs, and
+// Linux before tcp_info had the peer's window).
+bool PeerWindowClosed(int fd);
+
 #ifdef MSG_NOSIGNAL
 constexpr int kSendNoSignal = MSG_NOSIGNAL;
 #else

@@ -1,6 +1,12 @@
 // The scanning engine: one background thread that waits on its sockets
 // through one Poller (poller.h: epoll, kqueue or poll), which also wakes or
-// stops it. Every scan of the process shares it: a global socket
+// stops it. Probes go out through one of two transports under one core:
+// half-open SYNs (syn_transport.h; each open port then confirmed, and its
+// banner read, by one connect()) or connect() alone (connect_workers.h).
+// The core is split by job: the loop and the scans' lifecycle (engine.cc),
+// launching probes through a transport (engine_launch.cc), what an answer
+// or a silence means for a port (engine_verdicts.cc) and the banner read of
+// an open port (engine_banner.cc). Every scan of the process shares it: a global socket
 // budget (from RLIMIT_NOFILE), and per target a socket budget and a paced
 // rate with canary probes (target_state.h), filled round-robin so parallel
 // scans slow down fairly. The canaries' losses are split into the path's own
@@ -24,10 +30,12 @@
 
 #include "connect_outcome.h"
 #include "connect_workers.h"
+#include "engine_kind.h"
 #include "poller.h"
 #include "scan_event.h"
 #include "scan_job.h"
 #include "scan_spec.h"
+#include "syn_transport.h"
 #include "target_state.h"
 
 namespace selfscan {
@@ -40,10 +48,14 @@ struct EngineOptions {
   int initial_rate = 2000;   // connects/s to a new target, before slow start
   int connect_threads = -1;  // threads beside the engine's that run connects; -1 = cores - 1
   PollerKind poller = PollerKind::kAuto;  // the readiness backend; auto: the platform's best
+  EngineKind engine = EngineKind::kAuto;  // the probe transport; auto: SYN when allowed
 };
 
 struct EngineStats {
   PollerKind poller;  // the backend in use
+  EngineKind engine;  // the transport in use: kSyn or kConnect
+  // Why auto runs connect (the SYN transport could not open); empty otherwise.
+  std::string engine_fallback;
   int fd_limit;
   int budget;
   int in_flight;
@@ -52,10 +64,13 @@ struct EngineStats {
   uint64_t canaries;               // canary probes sent
   uint64_t canaries_lost;          // canaries that went unanswered (drops seen)
   uint64_t canaries_lost_to_path;  // of those, judged the path's random loss
+  uint64_t answers_ignored;        // SYN transport: answers that matched no probe
 };
 
 class Engine {
  public:
+  // Throws std::runtime_error when `engine` is kSyn and the SYN transport
+  // cannot open (no CAP_NET_RAW).
   Engine(EngineOptions options, std::unique_ptr<EventSink> sink);
   ~Engine();
   Engine(const Engine&) = delete;
@@ -87,10 +102,14 @@ class Engine {
     bool canary = false;
     bool awaiting_canaries = false;  // silent; its verdict waits for canaries
     bool watched = false;            // in the poller
+    bool half_open = false;          // a SYN of the SYN transport, waiting (no socket)
+    bool confirming = false;         // the connect() that confirms a SYN-ACK
+    bool window_closed = false;      // connected with the peer's window at 0
     uint16_t port = 0;
     ScanJob* job = nullptr;   // a canary belongs to the scan that sent it
     uint32_t index = 0;       // into the job's ports (not for a canary)
     uint32_t canary_seq = 0;  // a canary's number; a port probe's next canary
+    uint64_t syn_handle = 0;  // the SYN transport's, while half_open
     double rate = 0;          // the target's pace at launch, connects/s
     int64_t started_us = 0;
   };
@@ -117,7 +136,12 @@ class Engine {
   Probe& TakeSlot(ScanJob& job, int64_t now);
   void Launch(ScanJob& job, int64_t now);
   void LaunchCanary(ScanJob& job, int64_t now);
+  // Sends a probe: a SYN when the SYN transport takes it, else a connect().
+  void Send(Probe& probe);
   void Connect(Probe& probe);
+  void ArmFirstLook(Probe& probe);
+  void SendQueuedSyns();
+  void ReadSynAnswers();
   void CollectLaunches();
   void OnLaunched(const ConnectDone& done);
   void Abandon(Probe& probe);
@@ -133,11 +157,17 @@ class Engine {
   // `icmp`: a refusal already known to come from ICMP (the socket is gone).
   void OnConnectResult(Probe& probe, int error_number, bool from_network, const char* syscall,
                        bool icmp = false);
+  // What a probe learnt, from either transport.
+  void OnOutcome(Probe& probe, ConnectOutcome outcome, int error_number, const char* syscall);
+  // A SYN-ACK: one connect() confirms it (and reads the banner).
+  void Confirm(Probe& probe);
   void OnCanaryResult(Probe& probe, ConnectOutcome outcome);
   void OnCanaryLate(Probe& probe);
   void OnSilence(Probe& probe, int64_t now);
   void OnConnectTimeout(Probe& probe, bool clean);
   void OnReadable(Probe& probe);
+  // An open port's read ended (`reset`: by a reset) before any byte came.
+  void FinishWithoutBytes(Probe& probe, bool reset);
   void OnBannerTimeout(Probe& probe);
   void BeginBanner(Probe& probe);
   void FinishOpen(Probe& probe, const std::string* banner);
@@ -146,6 +176,8 @@ class Engine {
   void RetryLater(Probe& probe, int error_number);
   void EndJob(ScanJob& job, ScanStatus status, int error_number = 0, const char* syscall = "");
 
+  // The probe `token` names, or null when it has ended since.
+  Probe* ProbeOf(uint64_t token);
   uint32_t SlotOf(const Probe& probe) const {
     return static_cast<uint32_t>(&probe - probes_.data());
   }
@@ -158,6 +190,10 @@ class Engine {
   const EngineOptions options_;
   std::unique_ptr<EventSink> sink_;
   std::unique_ptr<Poller> poller_;
+  std::unique_ptr<SynTransport> syn_;  // null: connect() only
+  std::string syn_fallback_;           // why auto did not get the SYN transport
+  std::vector<SynAnswer> syn_answers_;
+  std::vector<SynRefusal> syn_refusals_;
   std::vector<Readiness> ready_;
   int fd_limit_ = 0;
   int budget_ = 0;
@@ -185,6 +221,7 @@ class Engine {
   std::atomic<uint64_t> stat_canaries_{0};
   std::atomic<uint64_t> stat_canaries_lost_{0};
   std::atomic<uint64_t> stat_canaries_lost_to_path_{0};
+  std::atomic<uint64_t> stat_answers_ignored_{0};
   std::thread thread_;
 };
 
