@@ -23,4 +23,10 @@ inline timespec TimespecOfUs(int64_t us) {
 }
 inline int MillisecondsUp(int64_t us) { return us < 0 ? -1 : static_cast<int>((us + 999) / 1000); }
 
+inline void SleepUs(int64_t us) {
+  timespec ts = TimespecOfUs(us);
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
 }  // namespace selfscan

@@ -118,7 +118,12 @@ void Engine::Run() {
     if (syn_) SendQueuedSyns();
     if (workers_) workers_->Submit(to_workers_);
     FlushJobs();
-    poller_->Wait(ready_, WaitTimeoutUs(NowUs(), more));
+    int64_t wait = WaitTimeoutUs(NowUs(), more);
+    if (wait > 0 && wait < kNapUs) {
+      SleepUs(kNapUs);
+      wait = 0;
+    }
+    poller_->Wait(ready_, wait);
     for (const Readiness& ready : ready_) HandleEvent(ready);
     CollectLaunches();
     ExpireTimers(NowUs());
