@@ -1,7 +1,9 @@
 // The /30 networks of a /16 that netns fixtures hand out, one "slot" each:
-// a slot is free when no interface on the machine has an address in it
-// and this process has not handed it out (a slot handed out may not show
-// in `ip addr` yet).
+// a slot is free when no interface of the root namespace has an address in
+// it, no route of its main table leads to it (a host behind a path's
+// router has its /30 in namespaces only, and a route to it through the
+// router) and this process has not handed it out (a slot handed out may
+// not show in `ip addr` or `ip route` yet).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -26,10 +28,16 @@ export class Ipv4Slots {
   async pick(ip: string, preferred: number): Promise<number> {
     const used = new Set<number>();
     const { stdout: addrs } = await execFileAsync(ip, ['-o', '-4', 'addr', 'show']);
-    for (const match of addrs.matchAll(/inet (\d+)\.(\d+)\.(\d+)\.(\d+)\//g)) {
+    const { stdout: routes } = await execFileAsync(ip, ['-4', 'route', 'show']);
+    const inUse = (match: RegExpMatchArray): void => {
       const value = match.slice(1, 5).reduce((acc, octet) => acc * 256 + Number(octet), 0);
       const offset = value - this.base;
       if (offset >= 0 && offset < SLOT_COUNT * 4) used.add(Math.floor(offset / 4));
+    };
+    for (const match of addrs.matchAll(/inet (\d+)\.(\d+)\.(\d+)\.(\d+)\//g)) inUse(match);
+    // Routes to a /30 or narrower; a wider one is no slot's.
+    for (const match of routes.matchAll(/^(\d+)\.(\d+)\.(\d+)\.(\d+)(?:\/(\d+))?\s/gm)) {
+      if (match[5] === undefined || Number(match[5]) >= 30) inUse(match);
     }
     for (let i = 0; i < SLOT_COUNT; i++) {
       const slot = (preferred + i) % SLOT_COUNT;
@@ -48,6 +56,15 @@ export class Ipv4Slots {
 
   /** The address `hostPart` (1 or 2) of `slot`. */
   ipv4(slot: number, hostPart: 1 | 2): string {
+    return this.address(slot, hostPart);
+  }
+
+  /** `slot` as a network, `a.b.c.d/30` (a route's destination). */
+  network(slot: number): string {
+    return `${this.address(slot, 0)}/30`;
+  }
+
+  private address(slot: number, hostPart: number): string {
     const value = this.base + slot * 4 + hostPart;
     return [24, 16, 8, 0].map((shift) => (value >>> shift) & 0xff).join('.');
   }

@@ -3,20 +3,38 @@
  * jitter (so reordering), random and burst loss, and a bandwidth
  * bottleneck with a shallow queue. This kernel has no netem, so the delay
  * and the loss come from path-emulator/path-delay.c, bound to two NFQUEUE
- * queues that the root namespace's mangle table feeds with the TCP packets
- * of the host's veth: POSTROUTING `-o` (towards the host) and PREROUTING
- * `-i` (from it). The host's own filter rules (SYN limiter in INPUT, RST
- * limiter in OUTPUT, dropped ranges) act on the far side of the path, as
- * they would on a real server.
+ * queues.
  *
- * Why the root namespace and not the host's mangle chains: the host sends
- * its RSTs through one per-CPU control socket, and holding them in its
- * POSTROUTING for a far path's delay fills that socket's send buffer
- * (net.core.wmem_default, global), so the host would stop answering. And
+ * Where: a host with a path sits behind a router namespace of its own
+ * (netns-host.ts wires it: root ⟷ veth ⟷ router ⟷ veth ⟷ host, forwarding
+ * on in the router), and the emulator runs inside the router, fed by the
+ * router's mangle table with the TCP packets of its host-facing veth end:
+ * POSTROUTING `-o` (towards the host) and PREROUTING `-i` (from it). So
+ * both halves of the path are over before a packet reaches the root
+ * namespace's interface. That matters to the SYN engine, which reads its
+ * answers through an AF_PACKET socket: AF_PACKET taps a packet at the
+ * device, before PREROUTING and tc ingress, so with the emulator's "from"
+ * half in the root namespace (as it once was) the scanner saw answers a
+ * half round trip early and saw the packets the path was meant to lose. On
+ * a real internet path nothing on the scanner's host sees a packet before
+ * the path has delivered it; with the router, nothing here does either.
+ * The host's own filter rules (SYN limiter in INPUT, RST limiter in OUTPUT,
+ * dropped ranges) act in the host's namespace, on the far side of the
+ * path, as they would on a real server.
+ *
+ * Why not the host's mangle chains: the host sends its RSTs through one
+ * per-CPU control socket, and holding them in its POSTROUTING for a far
+ * path's delay fills that socket's send buffer (net.core.wmem_default,
+ * global), so the host would stop answering; in the router, a packet has
+ * left its sender's socket (IP receive orphans it before PREROUTING). And
  * why the emulator loses packets itself rather than `-m statistic -j
- * DROP`: netfilter dropping a locally sent SYN fails connect() with EPERM,
- * where a real path loses it silently. The bottleneck is tbf on both veth
- * ends.
+ * DROP`: burst loss needs its state anyway, and one place keeps the
+ * decisions, the counters and the seed (where it once ran, in the root
+ * namespace, netfilter dropping a locally sent SYN also failed connect()
+ * with EPERM, where a real path loses it silently). The bottleneck is tbf
+ * on both of the router's veth ends, each on the way out, after the
+ * direction's delay: the host-facing end carries the "to" direction, the
+ * root-facing end the "from" one.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
@@ -33,7 +51,7 @@ export interface BurstLoss {
   lossInBad: number;
 }
 
-/** A bandwidth bottleneck with a shallow queue (tbf on both veth ends). */
+/** A bandwidth bottleneck with a shallow queue (tbf on both of the router's veth ends). */
 export interface Bottleneck {
   rateMbit: number;
   /** The longest a packet may wait in the bottleneck's queue. */
@@ -90,11 +108,21 @@ export function pathDelayBinary(): string {
   return BINARY;
 }
 
-/** The NFQUEUE rules of the root namespace's mangle table for one family, as `-A` argument lists. */
-export function pathRules(hostIf: string, queues: { to: number; from: number }): string[][] {
+/** The router between the root namespace and a host with a path (netns-host.ts creates it). */
+export interface PathRouter {
+  /** The router's network namespace. */
+  namespace: string;
+  /** Its veth end towards the host: the path's queue rules act here. */
+  hostSide: string;
+  /** Its veth end towards the root namespace. */
+  rootSide: string;
+}
+
+/** The NFQUEUE rules of the router's mangle table for one family, as `-A` argument lists. */
+export function pathRules(hostSide: string, queues: { to: number; from: number }): string[][] {
   return [
-    ['-t', 'mangle', '-A', 'POSTROUTING', '-o', hostIf, '-p', 'tcp', '-j', 'NFQUEUE', '--queue-num', String(queues.to)],
-    ['-t', 'mangle', '-A', 'PREROUTING', '-i', hostIf, '-p', 'tcp', '-j', 'NFQUEUE', '--queue-num', String(queues.from)],
+    ['-t', 'mangle', '-A', 'POSTROUTING', '-o', hostSide, '-p', 'tcp', '-j', 'NFQUEUE', '--queue-num', String(queues.to)],
+    ['-t', 'mangle', '-A', 'PREROUTING', '-i', hostSide, '-p', 'tcp', '-j', 'NFQUEUE', '--queue-num', String(queues.from)],
   ];
 }
 
@@ -157,18 +185,21 @@ function nextStats(child: ChildProcess, ask: () => void): Promise<PathStats> {
 }
 
 /**
- * Starts the emulator for `hostIf` (root-namespace end of the host's veth)
- * on `queues`, then installs the queue rules (IPv4 and IPv6) and the
- * bottleneck: packets queued before a listener is bound would be dropped.
+ * Starts the emulator inside `router`'s namespace on `queues` (queue
+ * numbers are per namespace), then installs the router's queue rules (IPv4
+ * and IPv6) and the bottleneck: packets queued before a listener is bound
+ * would be dropped.
  */
 export async function startPath(
   tools: { ip: string; iptables: string; ip6tables: string; tc: string },
-  link: { hostIf: string; nsIf: string; namespace: string },
+  router: PathRouter,
   queues: { to: number; from: number },
   path: PathOptions,
 ): Promise<RunningPath> {
   checkPath(path);
-  const child = spawn(pathDelayBinary(), emulatorArgs(path, queues), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const inRouter = (file: string, args: string[]): string[] => ['netns', 'exec', router.namespace, file, ...args];
+  // `ip netns exec` execs the emulator itself, so the child's pid is the emulator's: signals reach it.
+  const child = spawn(tools.ip, inRouter(pathDelayBinary(), emulatorArgs(path, queues)), { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.setEncoding('utf8');
   let stderr = '';
   child.stderr?.setEncoding('utf8');
@@ -195,26 +226,29 @@ export async function startPath(
     child.once('exit', onExit);
   });
 
-  const installed: { command: string; args: string[] }[] = [];
+  // Undo lists of `ip netns exec <router> …` argument lists.
+  const installed: string[][] = [];
   const undo = (): void => {
-    for (const { command, args } of installed.splice(0).reverse()) {
+    for (const args of installed.splice(0).reverse()) {
       try {
-        execFileSync(command, args, { stdio: 'ignore' });
+        execFileSync(tools.ip, args, { stdio: 'ignore' });
       } catch {
-        // the rule or qdisc is gone already (the link was deleted)
+        // the rule is gone already (the router's namespace was deleted)
       }
     }
   };
   try {
     for (const iptables of [tools.iptables, tools.ip6tables]) {
-      for (const rule of pathRules(link.hostIf, queues)) {
-        execFileSync(iptables, ['-w', ...rule], { stdio: 'pipe' });
-        installed.push({ command: iptables, args: ['-w', ...rule.map((arg) => (arg === '-A' ? '-D' : arg))] });
+      for (const rule of pathRules(router.hostSide, queues)) {
+        execFileSync(tools.ip, inRouter(iptables, ['-w', ...rule]), { stdio: 'pipe' });
+        installed.push(inRouter(iptables, ['-w', ...rule.map((arg) => (arg === '-A' ? '-D' : arg))]));
       }
     }
     if (path.bottleneck !== undefined) {
-      execFileSync(tools.tc, bottleneckQdisc(link.hostIf, path.bottleneck), { stdio: 'pipe' });
-      execFileSync(tools.ip, ['netns', 'exec', link.namespace, tools.tc, ...bottleneckQdisc(link.nsIf, path.bottleneck)], { stdio: 'pipe' });
+      // Each direction's bottleneck on the way out of the router, after its delay: the qdiscs go with the links.
+      for (const dev of [router.hostSide, router.rootSide]) {
+        execFileSync(tools.ip, inRouter(tools.tc, bottleneckQdisc(dev, path.bottleneck)), { stdio: 'pipe' });
+      }
     }
   } catch (error) {
     undo();
