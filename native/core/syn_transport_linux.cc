@@ -133,10 +133,17 @@ class LinuxSynTransport final : public SynTransport {
       *why = ErrorText("raw socket", errno);
       return false;
     }
+    // Without IP_RECVERR a raw socket drops a SYN the device refused
+    // (ENOBUFS) and says nothing; with it, the probe is put back and retried.
+    int on = 1;
+    setsockopt(send4_fd_, IPPROTO_IP, IP_RECVERR, &on, sizeof on);
     SetBuffer(send4_fd_, SO_SNDBUFFORCE, SO_SNDBUF, kSendBuffer);
     // IPv6 may be off on this host: IPv6 targets then go to the connect transport.
     send6_fd_ = socket(AF_INET6, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_RAW);
-    if (send6_fd_ >= 0) SetBuffer(send6_fd_, SO_SNDBUFFORCE, SO_SNDBUF, kSendBuffer);
+    if (send6_fd_ >= 0) {
+      setsockopt(send6_fd_, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof on);
+      SetBuffer(send6_fd_, SO_SNDBUFFORCE, SO_SNDBUF, kSendBuffer);
+    }
     // Protocol 0 receives nothing until bound: the filter is in place before
     // the first packet can queue.
     receive_fd_ = socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -150,8 +157,8 @@ class LinuxSynTransport final : public SynTransport {
       *why = ErrorText("SO_ATTACH_FILTER", errno);
       return false;
     }
-    int one = 1;  // Linux 4.20+; older kernels: outgoing packets are skipped below
-    setsockopt(receive_fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+    // Linux 4.20+; older kernels: outgoing packets are skipped below.
+    setsockopt(receive_fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, &on, sizeof on);
     SetBuffer(receive_fd_, SO_RCVBUFFORCE, SO_RCVBUF, kReceiveBuffer);
     sockaddr_ll bound{};
     bound.sll_family = AF_PACKET;
