@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { DEEP_PORTS } from '../../src/api/scan-ports.js';
+import type { EngineChoice, EngineName } from '../../src/native/engine-choices.js';
 import type { PollerChoice } from '../../src/native/poller-choices.js';
 import type { ScanEndStatus } from '../../src/native/scanner.js';
 import { assertAllowedTarget } from '../../support/allowed-target.js';
@@ -22,6 +23,10 @@ export interface ScanProcessResult {
   scanMs: number;
   /** The engine's own durationMs. */
   engineMs: number;
+  /** The probe engine that ran (the scanner's stats().engine). */
+  engine: EngineName;
+  /** The process's CPU time, user + system of all its threads, when the scan was done. */
+  cpuMs: number;
   open: number[];
   filtered: number[];
   closed: number;
@@ -38,6 +43,8 @@ export interface ToolRun {
   examples: string[];
   /** For our scans: scan() to summary inside the process, without start-up. */
   innerMs?: number;
+  /** The process's CPU time (user + system), where the runner measures it. */
+  cpuMs?: number;
   /** Tool-specific notes, e.g. connect error counts. */
   note: string;
 }
@@ -68,13 +75,24 @@ function statesFromLists(open: readonly number[], filtered: readonly number[]): 
   return states;
 }
 
-/** Our deep scan of all ports, on `poller`; a scan that ends early leaves its unscanned ports wrong. */
-export async function runOurs(ip: string, truth: Truth, banners = true, poller: PollerChoice = 'auto'): Promise<ToolRun & { scan: ScanProcessResult }> {
+/**
+ * Our deep scan of all ports, on `poller` and `engine`; a scan that ends
+ * early leaves its unscanned ports wrong. Throws if another engine than the
+ * one named ran.
+ */
+export async function runOurs(
+  ip: string,
+  truth: Truth,
+  banners = true,
+  poller: PollerChoice = 'auto',
+  engine: EngineChoice = 'auto',
+): Promise<ToolRun & { scan: ScanProcessResult }> {
   assertAllowedTarget(ip);
-  const args = [SCAN_PROCESS, ip, '--budget-ms', String(OUR_BUDGET_MS), '--poller', poller];
+  const args = [SCAN_PROCESS, ip, '--budget-ms', String(OUR_BUDGET_MS), '--poller', poller, '--engine', engine];
   if (!banners) args.push('--no-banners');
   const { stdout, elapsedMs } = await runTimed(process.execPath, args, OUR_TIMEOUT_MS);
   const scan = lastJsonLine<ScanProcessResult>(stdout);
+  if (engine !== 'auto' && scan.engine !== engine) throw new Error(`asked for the ${engine} engine, the ${scan.engine} engine ran`);
   const states = statesFromLists(scan.open, scan.filtered);
   let { wrong, examples } = judge(states, truth);
   if (scan.status !== 'complete') {
@@ -83,7 +101,7 @@ export async function runOurs(ip: string, truth: Truth, banners = true, poller: 
     wrong += missing;
     examples = [`${missing} ports unscanned (${scan.status})`, ...examples];
   }
-  return { ms: elapsedMs, wrong, examples, innerMs: scan.scanMs, note: '', scan };
+  return { ms: elapsedMs, wrong, examples, innerMs: scan.scanMs, cpuMs: scan.cpuMs, note: '', scan };
 }
 
 /** `nmap -sT -p- -n -Pn -T<timing>`, killed after `timeoutMs` if given (NmapStopped). */

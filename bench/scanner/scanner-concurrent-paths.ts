@@ -18,7 +18,7 @@ const SCAN_MANY = new URL('./scan-many-process.mjs', import.meta.url).pathname;
 const TIMEOUT_MS = 15 * 60_000;
 
 /** Wrong states of one host's scan (unscanned ports count as wrong). */
-function wrongOf(scan: ScanProcessResult, host: NetnsHost): number {
+export function wrongOf(scan: ScanProcessResult, host: NetnsHost): number {
   const states = new Map(DEEP_PORTS.map((port) => [port, 'closed' as const] as [number, 'open' | 'closed' | 'filtered']));
   for (const port of scan.open) states.set(port, 'open');
   for (const port of scan.filtered) states.set(port, 'filtered');
