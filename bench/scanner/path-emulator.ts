@@ -57,14 +57,14 @@ console.log(floodLine);
 
 const scanLine = await withHost(async (host) => {
   const before = (await host.pathStats())!;
-  const scan = await runOurs(host.ipv4, (port) => host.stateOf(port));
+  const scan = await runOurs(host.ipv4, (port) => host.stateOf(port), true, 'auto', 'connect');
   const after = (await host.pathStats())!;
   return `our deep scan (${seconds(scan.ms)}, wrong ${count(scan.wrong)}): ${carried(before, after, scan.ms)} over its whole process`;
 });
 console.log(scanLine);
 
 recordSection('path-emulator', 'Path emulator: what it carries (npm run bench:path-emulator)', [
-  `The netns hosts' path emulator (support/path-emulator/path-delay.c via NFQUEUE in the root namespace) behind a ${PATH.rttMs} ms ± ${PATH.jitterMs} ms path without loss, a closed host; scanner, floods and emulator share the machine's cores.`,
+  `The netns hosts' path emulator (support/path-emulator/path-delay.c via NFQUEUE in a router namespace in front of the host) behind a ${PATH.rttMs} ms ± ${PATH.jitterMs} ms path without loss, a closed host; scanner, floods and emulator share the machine's cores.`,
   '',
   `- ${floodLine}`,
   `- ${scanLine}`,

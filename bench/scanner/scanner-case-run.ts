@@ -62,7 +62,7 @@ export async function runCase(c: ScannerCase, { runs, quick, pollers, log }: Cas
     };
     for (let round = 0; round < runs; round++) {
       for (const [poller, attempts] of oursOn) {
-        attempts.push(await attempt(() => runOurs(host.ipv4, truth, true, poller)));
+        attempts.push(await attempt(() => runOurs(host.ipv4, truth, true, poller, 'connect')));
         show(`round ${round + 1} selfscan (${poller})`, attempts.at(-1)!);
       }
       if (c.anchors.includes('nmap') && !(quick && c.nmapOnceWhenQuick && round > 0)) {

@@ -34,7 +34,7 @@ export async function runConcurrentPaths(log: (line: string) => void): Promise<s
     log(`concurrent: ${HOSTS} hosts behind ${PATH.rttMs} ms ± ${PATH.jitterMs} ms paths, ${PATH.loss * 100} % loss each way`);
     const { stdout, elapsedMs } = await runTimed(
       process.execPath,
-      [SCAN_MANY, ...hosts.map((h) => h.ipv4), '--budget-ms', String(TIMEOUT_MS - 60_000)],
+      [SCAN_MANY, ...hosts.map((h) => h.ipv4), '--budget-ms', String(TIMEOUT_MS - 60_000), '--engine', 'connect'],
       TIMEOUT_MS,
     );
     const { scans, peakRssMb } = lastJsonLine<{ scans: ScanProcessResult[]; peakRssMb: number }>(stdout);

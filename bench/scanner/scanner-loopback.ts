@@ -14,7 +14,7 @@ export async function runLoopbackSweep(runs: number, log: (line: string) => void
   const whole: number[] = [];
   const nmap: number[] = [];
   for (let round = 0; round < runs; round++) {
-    const ours = await runOurs('127.0.0.1', ANY_STATE, false);
+    const ours = await runOurs('127.0.0.1', ANY_STATE, false, 'auto', 'connect');
     if (ours.scan.status !== 'complete' || ours.scan.portsScanned !== 65535) {
       throw new Error(`loopback sweep left ports undecided (${ours.scan.status}, ${ours.scan.portsScanned} scanned)`);
     }

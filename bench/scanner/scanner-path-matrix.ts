@@ -63,7 +63,7 @@ for (const cell of CELLS) {
   let result: Attempt;
   try {
     const ip = cell.family === 'ipv4' ? host.ipv4 : host.ipv6;
-    result = await attempt(() => runOurs(ip, (port) => host.stateOf(port)));
+    result = await attempt(() => runOurs(ip, (port) => host.stateOf(port), true, 'auto', 'connect'));
   } finally {
     await host.close();
   }
@@ -76,7 +76,7 @@ for (const cell of CELLS) {
 const verdict = `${CELLS.length - wrongCells} of ${CELLS.length} scans exact`;
 console.log(verdict);
 recordSection('scanner-path-matrix', 'Scanner: the matrix of internet paths (npm run bench:path-matrix)', [
-  "One deep scan of all 65,535 ports per cell, a whole process (`node bench/scanner/scan-process.mjs` over the tsc build, banners read), each host a network namespace behind support/netns-path.ts's emulator (jitter uniform, a tenth of the round trip; random loss each way decided by the emulator; the bottleneck is tbf on both veth ends with a 5 ms queue). Hosts: closed (64,530 closed, 1,000 filtered, 5 open); all SYNs dropped but four listeners; SYNs above 5,000/s per source dropped (hashlimit, burst 100); RSTs above 2,000/s dropped (limit, burst 20). Wrong: ports whose state differs from the fixture's truth.",
+  "One deep scan of all 65,535 ports per cell, a whole process (`node bench/scanner/scan-process.mjs` over the tsc build, banners read), each host a network namespace behind support/netns-path.ts's emulator (jitter uniform, a tenth of the round trip; random loss each way decided by the emulator; the bottleneck is tbf on both of the router namespace's veth ends with a 5 ms queue). Hosts: closed (64,530 closed, 1,000 filtered, 5 open); all SYNs dropped but four listeners; SYNs above 5,000/s per source dropped (hashlimit, burst 100); RSTs above 2,000/s dropped (limit, burst 20). Wrong: ports whose state differs from the fixture's truth.",
   '',
   `${verdict}.`,
   '',

@@ -12,7 +12,8 @@
 // --cases a,b (only those cases, printed but not recorded), --pollers a,b
 // (the readiness backends our deep scans run on, each every round; default
 // epoll,poll: the goals judge the first, the others are compared with it).
-// Our scans run on the engine `auto` picks (syn, as root).
+// Our scans here run the connect engine (the SYN engine has the engines
+// part below), so these rows keep measuring what they always did.
 //
 // --part scanner (default: the above), engines (issue #28's comparison of
 // our SYN and connect engines with nmap -sS and masscan, engines.ts, with
@@ -96,7 +97,7 @@ async function runScannerPart(): Promise<void> {
       'scanner',
       'Scanner: deep scans of friendly and hostile hosts, on a veth and behind internet-like paths, against nmap; loopback sweep rate (npm run bench:scanner)',
       [
-        `Hosts: network namespaces over veth pairs (support/netns-host.ts), scanned over IPv4, all 65,535 ports; the path cases put support/netns-path.ts's emulator between scanner and host (NFQUEUE in the root namespace: half the round trip each way ± the jitter, uniform; random loss each way decided by the emulator). ${runs} run(s) of each tool per host, alternating ours with the anchors${quick ? ' (--quick: nmap once on each hostile host)' : ''}. ` +
+        `Hosts: network namespaces over veth pairs (support/netns-host.ts), scanned over IPv4, all 65,535 ports; the path cases put support/netns-path.ts's emulator between scanner and host (NFQUEUE in a router namespace between the root namespace and the host: half the round trip each way ± the jitter, uniform; random loss each way decided by the emulator). ${runs} run(s) of each tool per host, alternating ours with the anchors${quick ? ' (--quick: nmap once on each hostile host)' : ''}. ` +
           "Every time is the whole process's wall time, start-up included: ours is `node bench/scanner/scan-process.mjs` over the tsc build (with Node's start-up; the scan call alone is given beside it), nmap is `nmap -sT -p- -n -Pn -T4`, the sweep is bench/scanner/fixed-batch-sweep.ts under `prlimit --nofile=20000`. " +
           `Our scans read banners, the others do not, and run on each readiness backend of --pollers (${pollers.join(', ')}) every round; the goals judge ${pollers[0]}, another backend is held to ≤ 1.3× its median (issue #31: good enough as the fallback). Wrong states: ports whose state differs from the fixture's truth (every run's count is listed).`,
         '',
