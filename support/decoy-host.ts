@@ -15,12 +15,11 @@
  * libnetfilter-queue (the Debian package libnetfilter-queue-dev, which
  * `npm test` installs).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 
-import { createNetnsHost, type NetnsHost, type PortState, requireTools, run } from './netns-host.js';
+import { nextCounters, nfqueueProgram, startInNamespace, stopProgram } from './fixture-program.js';
+import { installRules } from './netns-commands.js';
+import { createNetnsHost, type NetnsHost, type PortState, requireTools } from './netns-host.js';
 
 export interface DecoyHostOptions {
   /** Which of netns-host's fixed listeners (22, 25, 80, 8080, 40022) are real; default 22, 80 and 8080. */
@@ -66,25 +65,11 @@ const QUEUE = 0xdec0;
 /** The namespace's own chain, ahead of which INPUT sends every TCP packet not from loopback. */
 const CHAIN = 'DECOY';
 
-const SOURCE = fileURLToPath(new URL('./decoy-responder/decoy-responder.c', import.meta.url));
-const BINARY = fileURLToPath(new URL('../build/fixtures/decoy-responder', import.meta.url));
-const HEADER = '/usr/include/libnetfilter_queue/libnetfilter_queue.h';
-const READY_TIMEOUT_MS = 10_000;
-const STATS_TIMEOUT_MS = 5_000;
-const MAX_STDERR_CHARS = 4096;
+const LABEL = 'decoy responder';
 
-/** Compiles the responder when its binary is missing or older than its source. */
+/** Compiles the responder when its binary is missing or older than its sources. */
 export function decoyResponderBinary(): string {
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(SOURCE).mtimeMs) return BINARY;
-  if (!existsSync(HEADER)) {
-    throw new Error(`decoy host: ${HEADER} is missing: install the Debian package libnetfilter-queue-dev (npm test does)`);
-  }
-  mkdirSync(dirname(BINARY), { recursive: true });
-  // Built aside and renamed, so a process starting it never finds half a binary.
-  const building = `${BINARY}.${process.pid}`;
-  execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-o', building, SOURCE, '-lnetfilter_queue', '-lnfnetlink'], { stdio: 'pipe' });
-  renameSync(building, BINARY);
-  return BINARY;
+  return nfqueueProgram('decoy-responder/decoy-responder.c', 'decoy host');
 }
 
 /** The rules of the host's namespace for one family, as iptables argument lists: every TCP packet to a port without a listener goes to the responder. */
@@ -115,17 +100,16 @@ export async function createDecoyHost(options: DecoyHostOptions = {}): Promise<D
   let responder: ChildProcess | null = null;
   try {
     // Bound before the rules exist: a packet queued with no one reading is dropped.
-    responder = await startResponder(tools.ip, host.name, binary, Math.round(resetDelayMs * 1000));
-    for (const iptables of [tools.iptables, tools.ip6tables]) {
-      for (const rule of decoyRules([...listenerPorts])) await run(tools.ip, ['netns', 'exec', host.name, iptables, '-w', ...rule]);
-    }
+    const command = [binary, '--queue', String(QUEUE), '--reset-delay-us', String(Math.round(resetDelayMs * 1000))];
+    responder = await startInNamespace(tools.ip, host.name, command, LABEL);
+    // Never removed: they go with the host's namespace.
+    await installRules(tools, host.name, decoyRules([...listenerPorts]));
   } catch (error) {
-    if (responder !== null) await stopResponder(responder);
+    if (responder !== null) await stopProgram(responder, LABEL);
     await host.close();
     throw error;
   }
   const child = responder;
-  trackForExit(child);
 
   const stateOf = (port: number): PortState => {
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`port out of range: ${port}`);
@@ -142,109 +126,13 @@ export async function createDecoyHost(options: DecoyHostOptions = {}): Promise<D
     truth: () => new Map([...listenerPorts].sort((a, b) => a - b).map((port) => [port, 'open'] as const)),
     pathStats: () => host.pathStats(),
     isDecoy: (port) => stateOf(port) === 'closed',
-    decoyStats: () => nextStats(child, () => child.kill('SIGUSR1')),
+    decoyStats: () => nextCounters<DecoyStats>(child, LABEL),
     close() {
       closing ??= (async () => {
-        await stopResponder(child);
-        untrack(child);
+        await stopProgram(child, LABEL);
         await host.close();
       })();
       return closing;
     },
   };
-}
-
-async function startResponder(ip: string, namespace: string, binary: string, resetDelayUs: number): Promise<ChildProcess> {
-  // `ip netns exec` execs the responder, so the child is the responder
-  // itself; its stdin stays open until this process ends, and so does it.
-  const child = spawn(ip, ['netns', 'exec', namespace, binary, '--queue', String(QUEUE), '--reset-delay-us', String(resetDelayUs)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.stdout?.setEncoding('utf8');
-  let stderr = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-MAX_STDERR_CHARS);
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const onData = (chunk: string): void => {
-      out += chunk;
-      if (out.includes('READY\n')) finish();
-    };
-    const onExit = (code: number | null): void => finish(new Error(`decoy responder exited (${code}) before it was ready: ${stderr.trim()}`));
-    const onError = (err: Error): void => finish(new Error(`decoy responder failed to start: ${err.message}`));
-    const timer = setTimeout(() => finish(new Error(`decoy responder: not ready after ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-    const finish = (error?: Error): void => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      if (error === undefined) return resolve();
-      child.kill('SIGKILL');
-      reject(error);
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-  return child;
-}
-
-/** The next line of counters the responder prints once `ask` has asked for it. */
-function nextStats(child: ChildProcess, ask: () => void): Promise<DecoyStats> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const onData = (chunk: string): void => {
-      buffer += chunk;
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line === undefined) return;
-      cleanup();
-      resolve(JSON.parse(line) as DecoyStats);
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(`decoy responder: no counters within ${STATS_TIMEOUT_MS} ms`));
-    }, STATS_TIMEOUT_MS);
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-    };
-    child.stdout?.on('data', onData);
-    ask();
-  });
-}
-
-async function stopResponder(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STATS_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-}
-
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function trackForExit(child: ChildProcess): void {
-  running.add(child);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Last resort when close() was never reached; the responder would also
-  // exit on its own once its stdin closes with this process.
-  process.on('exit', () => {
-    for (const { pid, exitCode } of running) {
-      if (pid === undefined || exitCode !== null) continue;
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
-
-function untrack(child: ChildProcess): void {
-  running.delete(child);
 }

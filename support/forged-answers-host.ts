@@ -18,13 +18,12 @@
  * libnetfilter-queue (the Debian package libnetfilter-queue-dev, which
  * `npm test` installs).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 
+import { nextCounters, nfqueueProgram, startInNamespace, stopProgram } from './fixture-program.js';
+import { type InstalledRules, installRules } from './netns-commands.js';
 import type { PortRange } from './netns-firewall.js';
-import { createNetnsHost, type NetnsHost, requireTools, run } from './netns-host.js';
+import { createNetnsHost, type NetnsHost, requireTools } from './netns-host.js';
 
 export interface ForgedAnswersHostOptions {
   /** The host's dropped (filtered) range; default netns-host's; null for none. */
@@ -83,27 +82,11 @@ export interface ForgedAnswersHost extends NetnsHost {
 const QUEUE = 0xf0;
 /** The namespace's own chain in its raw table, ahead of which PREROUTING sends every TCP packet not from loopback. */
 const CHAIN = 'FORGER';
-const JUMP = ['PREROUTING', '!', '-i', 'lo', '-p', 'tcp', '-j', CHAIN];
+const LABEL = 'answer forger';
 
-const SOURCE = fileURLToPath(new URL('./answer-forger/answer-forger.c', import.meta.url));
-const BINARY = fileURLToPath(new URL('../build/fixtures/answer-forger', import.meta.url));
-const HEADER = '/usr/include/libnetfilter_queue/libnetfilter_queue.h';
-const READY_TIMEOUT_MS = 10_000;
-const COUNTS_TIMEOUT_MS = 5_000;
-const MAX_STDERR_CHARS = 4096;
-
-/** Compiles the forger when its binary is missing or older than its source. */
+/** Compiles the forger when its binary is missing or older than its sources. */
 export function answerForgerBinary(): string {
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(SOURCE).mtimeMs) return BINARY;
-  if (!existsSync(HEADER)) {
-    throw new Error(`forged-answers host: ${HEADER} is missing: install the Debian package libnetfilter-queue-dev (npm test does)`);
-  }
-  mkdirSync(dirname(BINARY), { recursive: true });
-  // Built aside and renamed, so a process starting it never finds half a binary.
-  const building = `${BINARY}.${process.pid}`;
-  execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-o', building, SOURCE, '-lnetfilter_queue', '-lnfnetlink'], { stdio: 'pipe' });
-  renameSync(building, BINARY);
-  return BINARY;
+  return nfqueueProgram('answer-forger/answer-forger.c', 'forged-answers host');
 }
 
 /**
@@ -120,7 +103,7 @@ export function forgerRules(): string[][] {
     // port reads filtered, which no test can mistake for a forgery ignored.
     ['-t', 'raw', '-A', CHAIN, '-p', 'tcp', '--tcp-flags', 'SYN,ACK,RST,FIN', 'SYN', ...queue],
     ['-t', 'raw', '-A', CHAIN, '-p', 'tcp', '--tcp-flags', 'RST,ACK', 'RST', ...queue],
-    ['-t', 'raw', '-A', ...JUMP],
+    ['-t', 'raw', '-A', 'PREROUTING', '!', '-i', 'lo', '-p', 'tcp', '-j', CHAIN],
   ];
 }
 
@@ -135,29 +118,26 @@ export async function createForgedAnswersHost(options: ForgedAnswersHostOptions 
   const host = await createNetnsHost(options.filtered === undefined ? {} : { filtered: options.filtered });
 
   let forger: ChildProcess | null = null;
+  let rules: InstalledRules | null = null;
   try {
     // Bound before the rules exist: a packet queued with no one reading is dropped.
-    forger = await startForger(tools.ip, host.name, binary, options.seed);
-    for (const iptables of [tools.iptables, tools.ip6tables]) {
-      for (const rule of forgerRules()) await run(tools.ip, ['netns', 'exec', host.name, iptables, '-w', ...rule]);
-    }
+    const command = [binary, '--queue', String(QUEUE), ...(options.seed === undefined ? [] : ['--seed', String(options.seed)])];
+    forger = await startInNamespace(tools.ip, host.name, command, LABEL);
+    rules = await installRules(tools, host.name, forgerRules());
   } catch (error) {
-    if (forger !== null) await stopForger(forger);
+    if (forger !== null) await stopProgram(forger, LABEL);
     await host.close();
     throw error;
   }
   const child = forger;
-  trackForExit(child);
+  const installed = rules;
 
   let stopping: Promise<ForgerCounts | null> | null = null;
   const stop = (): Promise<ForgerCounts | null> => {
     stopping ??= (async () => {
       // Out of the path first, so no packet waits on a forger about to go.
-      for (const iptables of [tools.iptables, tools.ip6tables]) {
-        await run(tools.ip, ['netns', 'exec', host.name, iptables, '-w', '-t', 'raw', '-D', ...JUMP]).catch(() => undefined);
-      }
-      const counts = await stopForger(child);
-      untrack(child);
+      await installed.remove();
+      const counts = await stopProgram<ForgerCounts>(child, LABEL);
       await host.close();
       return counts;
     })();
@@ -171,108 +151,10 @@ export async function createForgedAnswersHost(options: ForgedAnswersHostOptions 
     stateOf: (port, source) => host.stateOf(port, source),
     truth: (source) => host.truth(source),
     pathStats: () => host.pathStats(),
-    forgerCounts: () => nextCounts(child, () => child.kill('SIGUSR1')),
+    forgerCounts: () => nextCounters<ForgerCounts>(child, LABEL),
     stop,
     close: async () => {
       await stop();
     },
   };
-}
-
-async function startForger(ip: string, namespace: string, binary: string, seed: number | undefined): Promise<ChildProcess> {
-  const args = ['netns', 'exec', namespace, binary, '--queue', String(QUEUE)];
-  if (seed !== undefined) args.push('--seed', String(seed));
-  // `ip netns exec` execs the forger, so the child is the forger itself;
-  // its stdin stays open until this process ends, and so does it.
-  const child = spawn(ip, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdout?.setEncoding('utf8');
-  let stderr = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-MAX_STDERR_CHARS);
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const onData = (chunk: string): void => {
-      out += chunk;
-      if (out.includes('READY\n')) finish();
-    };
-    const onExit = (code: number | null): void => finish(new Error(`answer forger exited (${code}) before it was ready: ${stderr.trim()}`));
-    const onError = (err: Error): void => finish(new Error(`answer forger failed to start: ${err.message}`));
-    const timer = setTimeout(() => finish(new Error(`answer forger: not ready after ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-    const finish = (error?: Error): void => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      if (error === undefined) return resolve();
-      child.kill('SIGKILL');
-      reject(error);
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-  return child;
-}
-
-/** The next line of counters the forger prints once `ask` has asked for it. */
-function nextCounts(child: ChildProcess, ask: () => void): Promise<ForgerCounts> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const onData = (chunk: string): void => {
-      buffer += chunk;
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line === undefined) return;
-      cleanup();
-      resolve(JSON.parse(line) as ForgerCounts);
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(`answer forger: no counters within ${COUNTS_TIMEOUT_MS} ms`));
-    }, COUNTS_TIMEOUT_MS);
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-    };
-    child.stdout?.on('data', onData);
-    ask();
-  });
-}
-
-/** SIGTERM, then the counters the forger prints as it exits; null when it was gone already or printed none. */
-async function stopForger(child: ChildProcess): Promise<ForgerCounts | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return null;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const counts = nextCounts(child, () => child.kill('SIGTERM')).catch(() => null);
-  const timer = setTimeout(() => child.kill('SIGKILL'), COUNTS_TIMEOUT_MS);
-  const last = await counts;
-  await exited;
-  clearTimeout(timer);
-  return last;
-}
-
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function trackForExit(child: ChildProcess): void {
-  running.add(child);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Last resort when stop() was never reached; the forger would also exit
-  // on its own once its stdin closes with this process.
-  process.on('exit', () => {
-    for (const { pid, exitCode } of running) {
-      if (pid === undefined || exitCode !== null) continue;
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
-
-function untrack(child: ChildProcess): void {
-  running.delete(child);
 }

@@ -36,10 +36,10 @@
  * direction's delay: the host-facing end carries the "to" direction, the
  * root-facing end the "from" one.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+
+import { nextCounters, nfqueueProgram, startInNamespace, stopProgram } from './fixture-program.js';
+import { type InstalledRules, installRules } from './netns-commands.js';
 
 /** Gilbert–Elliott burst loss: per packet, a good and a bad state. */
 export interface BurstLoss {
@@ -91,21 +91,11 @@ export interface RunningPath {
   closeSync(): void;
 }
 
-const SOURCE = fileURLToPath(new URL('./path-emulator/path-delay.c', import.meta.url));
-const BINARY = fileURLToPath(new URL('../build/fixtures/path-delay', import.meta.url));
-const HEADER = '/usr/include/libnetfilter_queue/libnetfilter_queue.h';
-const READY_TIMEOUT_MS = 10_000;
-const STATS_TIMEOUT_MS = 5_000;
+const LABEL = 'path emulator';
 
-/** Compiles the emulator when its binary is missing or older than its source. */
+/** Compiles the emulator when its binary is missing or older than its sources. */
 export function pathDelayBinary(): string {
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(SOURCE).mtimeMs) return BINARY;
-  if (!existsSync(HEADER)) {
-    throw new Error(`path emulator: ${HEADER} is missing: install the Debian package libnetfilter-queue-dev (npm test does)`);
-  }
-  mkdirSync(dirname(BINARY), { recursive: true });
-  execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-o', BINARY, SOURCE, '-lnetfilter_queue', '-lnfnetlink'], { stdio: 'pipe' });
-  return BINARY;
+  return nfqueueProgram('path-emulator/path-delay.c', LABEL);
 }
 
 /** The router between the root namespace and a host with a path (netns-host.ts creates it). */
@@ -160,30 +150,6 @@ function emulatorArgs(path: PathOptions, queues: { to: number; from: number }): 
   return args;
 }
 
-/** The next line of counters the emulator prints once `ask` has asked for it. */
-function nextStats(child: ChildProcess, ask: () => void): Promise<PathStats> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const onData = (chunk: string): void => {
-      buffer += chunk;
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line === undefined) return;
-      cleanup();
-      resolve(JSON.parse(line) as PathStats);
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error('path emulator: no counters within 5 s'));
-    }, STATS_TIMEOUT_MS);
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-    };
-    child.stdout?.on('data', onData);
-    ask();
-  });
-}
-
 /**
  * Starts the emulator inside `router`'s namespace on `queues` (queue
  * numbers are per namespace), then installs the router's queue rules (IPv4
@@ -197,89 +163,35 @@ export async function startPath(
   path: PathOptions,
 ): Promise<RunningPath> {
   checkPath(path);
-  const inRouter = (file: string, args: string[]): string[] => ['netns', 'exec', router.namespace, file, ...args];
-  // `ip netns exec` execs the emulator itself, so the child's pid is the emulator's: signals reach it.
-  const child = spawn(tools.ip, inRouter(pathDelayBinary(), emulatorArgs(path, queues)), { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.setEncoding('utf8');
-  let stderr = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-4096);
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const onData = (chunk: string): void => {
-      out += chunk;
-      if (out.includes('READY\n')) finish();
-    };
-    const onExit = (code: number | null): void => finish(new Error(`path emulator exited (${code}) before it was ready: ${stderr.trim()}`));
-    const timer = setTimeout(() => finish(new Error('path emulator: not ready after 10 s')), READY_TIMEOUT_MS);
-    const finish = (error?: Error): void => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      if (error === undefined) return resolve();
-      child.kill('SIGKILL');
-      reject(error);
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-  });
-
-  // Undo lists of `ip netns exec <router> …` argument lists.
-  const installed: string[][] = [];
-  const undo = (): void => {
-    for (const args of installed.splice(0).reverse()) {
-      try {
-        execFileSync(tools.ip, args, { stdio: 'ignore' });
-      } catch {
-        // the rule is gone already (the router's namespace was deleted)
-      }
-    }
-  };
+  const child = await startInNamespace(tools.ip, router.namespace, [pathDelayBinary(), ...emulatorArgs(path, queues)], LABEL);
+  let rules: InstalledRules | null = null;
   try {
-    for (const iptables of [tools.iptables, tools.ip6tables]) {
-      for (const rule of pathRules(router.hostSide, queues)) {
-        execFileSync(tools.ip, inRouter(iptables, ['-w', ...rule]), { stdio: 'pipe' });
-        installed.push(inRouter(iptables, ['-w', ...rule.map((arg) => (arg === '-A' ? '-D' : arg))]));
-      }
-    }
+    rules = await installRules(tools, router.namespace, pathRules(router.hostSide, queues));
     if (path.bottleneck !== undefined) {
       // Each direction's bottleneck on the way out of the router, after its delay: the qdiscs go with the links.
       for (const dev of [router.hostSide, router.rootSide]) {
-        execFileSync(tools.ip, inRouter(tools.tc, bottleneckQdisc(dev, path.bottleneck)), { stdio: 'pipe' });
+        execFileSync(tools.ip, ['netns', 'exec', router.namespace, tools.tc, ...bottleneckQdisc(dev, path.bottleneck)], { stdio: 'pipe' });
       }
     }
   } catch (error) {
-    undo();
+    await rules?.remove();
     child.kill('SIGKILL');
     throw error;
   }
+  const installed = rules;
 
   let closing: Promise<PathStats | null> | null = null;
   return {
-    stats: () => nextStats(child, () => child.kill('SIGUSR1')),
+    stats: () => nextCounters<PathStats>(child, LABEL),
     close() {
       closing ??= (async () => {
-        undo();
-        if (child.exitCode !== null || child.signalCode !== null) return null;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        const final = nextStats(child, () => child.kill('SIGTERM')).catch(() => null);
-        const stats = await final;
-        await exited;
-        return stats;
+        // Out of the path first, so no packet waits on an emulator about to go.
+        await installed.remove();
+        return stopProgram<PathStats>(child, LABEL);
       })();
       return closing;
     },
-    closeSync() {
-      undo();
-      if (child.pid !== undefined && child.exitCode === null) {
-        try {
-          process.kill(child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    },
+    // The emulator itself is killed by fixture-program.ts's exit hook.
+    closeSync: () => installed.removeSync(),
   };
 }

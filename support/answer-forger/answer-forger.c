@@ -41,27 +41,19 @@
 // of counters; exits, printing them, on SIGTERM or SIGINT and when its
 // stdin closes (so it never outlives the process that started it).
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <libnetfilter_queue/libnetfilter_queue.h>
-#include <linux/netfilter.h>
 #include <netinet/icmp6.h>
-#include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/ip6.h>
 #include <netinet/ip_icmp.h>
 #include <netinet/tcp.h>
-#include <poll.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "../nfqueue-fixture/nfqueue_fixture.h"
 
 enum { kV4 = 0, kV6 = 1 };
 enum Kind {
@@ -115,22 +107,11 @@ static struct Probe *last_by_port[2];  // per family, indexed by destination por
 static struct Flow *flows;
 static uint64_t rng_state;
 static uint64_t syns_seen[2], forgeries_sent[2], by_kind[kKinds], echoes_dropped[2];
-static uint64_t no_other_probe, passed, send_errors, overruns;
-static volatile sig_atomic_t report_wanted, stop_wanted;
+static uint64_t no_other_probe, passed, send_errors;
+static struct NfqFixture queues = {.program = "answer-forger", .watch_stdin = 1};
 
-static int64_t NowUs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-// xorshift64*: fast, and reproducible from --seed.
-static uint32_t Random32(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
-}
+// Reproducible from --seed.
+static uint32_t Random32(void) { return (uint32_t)(NextRandom(&rng_state) >> 32); }
 
 // Same connection: addresses and ports (not the sequence number).
 static int SameFlow(const struct Probe *a, const struct Probe *b) {
@@ -175,83 +156,13 @@ static int IsEcho(int family, const struct Probe *rst) {
   return 0;
 }
 
-// The Internet checksum of a pseudo-header (may be empty) and a segment.
-static uint16_t Checksum(const void *pseudo, size_t pseudo_length, const void *segment,
-                         size_t segment_length) {
-  uint32_t sum = 0;
-  const uint8_t *parts[2] = {pseudo, segment};
-  size_t lengths[2] = {pseudo_length, segment_length};
-  for (int part = 0; part < 2; part++) {
-    for (size_t i = 0; i + 1 < lengths[part]; i += 2) {
-      sum += (uint32_t)(parts[part][i] << 8 | parts[part][i + 1]);
-    }
-    if (lengths[part] % 2) sum += (uint32_t)parts[part][lengths[part] - 1] << 8;
-  }
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  return htons((uint16_t)~sum);
-}
-
 // Sends `payload` (its checksum field at `checksum_at` still zero) from the
 // SYN's destination to its source, in an IP header of the SYN's family.
 static int SendBack(const struct Syn *syn, uint8_t protocol, uint8_t *payload, size_t length,
                     size_t checksum_at) {
-  uint8_t packet[sizeof(struct ip6_hdr) + 1024];
   const struct Probe *p = &syn->probe;
-  size_t header;
-  uint16_t check;
-  ssize_t sent;
-  if (length > 1024) return -1;
-  if (syn->family == kV4) {
-    struct iphdr ip;
-    memset(&ip, 0, sizeof ip);
-    header = sizeof ip;
-    ip.version = 4;
-    ip.ihl = sizeof ip / 4;
-    ip.tot_len = htons((uint16_t)(header + length));
-    ip.frag_off = htons(IP_DF);
-    ip.ttl = 64;
-    ip.protocol = protocol;
-    memcpy(&ip.saddr, p->destination, 4);
-    memcpy(&ip.daddr, p->source, 4);
-    if (protocol == IPPROTO_TCP) {
-      struct {
-        uint32_t source, destination;
-        uint8_t zero, protocol;
-        uint16_t length;
-      } pseudo = {ip.saddr, ip.daddr, 0, protocol, htons((uint16_t)length)};
-      check = Checksum(&pseudo, sizeof pseudo, payload, length);
-    } else {
-      check = Checksum(NULL, 0, payload, length);
-    }
-    memcpy(payload + checksum_at, &check, sizeof check);
-    memcpy(packet, &ip, header);
-    memcpy(packet + header, payload, length);
-    // The kernel fills in the IP header's checksum and identification.
-    struct sockaddr_in to = {.sin_family = AF_INET, .sin_addr.s_addr = ip.daddr};
-    sent = sendto(raw[kV4], packet, header + length, 0, (struct sockaddr *)&to, sizeof to);
-  } else {
-    struct ip6_hdr ip;
-    memset(&ip, 0, sizeof ip);
-    header = sizeof ip;
-    ip.ip6_flow = htonl(6u << 28);
-    ip.ip6_plen = htons((uint16_t)length);
-    ip.ip6_nxt = protocol;
-    ip.ip6_hlim = 64;
-    memcpy(&ip.ip6_src, p->destination, 16);
-    memcpy(&ip.ip6_dst, p->source, 16);
-    struct {
-      struct in6_addr source, destination;
-      uint32_t length;
-      uint8_t zero[3], next_header;
-    } pseudo = {ip.ip6_src, ip.ip6_dst, htonl((uint32_t)length), {0}, protocol};
-    check = Checksum(&pseudo, sizeof pseudo, payload, length);
-    memcpy(payload + checksum_at, &check, sizeof check);
-    memcpy(packet, &ip, header);
-    memcpy(packet + header, payload, length);
-    struct sockaddr_in6 to = {.sin6_family = AF_INET6, .sin6_addr = ip.ip6_dst};
-    sent = sendto(raw[kV6], packet, header + length, 0, (struct sockaddr *)&to, sizeof to);
-  }
-  return sent == (ssize_t)(header + length) ? 0 : -1;
+  return SendIp(raw[syn->family], syn->family == kV4 ? AF_INET : AF_INET6, p->destination,
+                p->source, protocol, payload, length, checksum_at);
 }
 
 static void Count(const struct Syn *syn, enum Kind kind, int result) {
@@ -350,34 +261,21 @@ static void Forge(const struct Syn *syn) {
 // RST); 0 on success.
 static int Parse(const uint8_t *packet, int length, struct Syn *syn) {
   memset(syn, 0, sizeof *syn);
-  if (length < 1) return -1;
+  syn->tcp = TcpHeaderOf(packet, length, &syn->ip_length);
+  if (syn->tcp == NULL) return -1;
   if (packet[0] >> 4 == 4) {
     const struct iphdr *ip = (const void *)packet;
-    size_t header = (size_t)ip->ihl * 4;
-    if (length < (int)sizeof *ip || header < sizeof *ip || ip->protocol != IPPROTO_TCP ||
-        (ntohs(ip->frag_off) & (IP_MF | IP_OFFMASK)) != 0 ||
-        (size_t)length < header + sizeof(struct tcphdr)) {
-      return -1;
-    }
     syn->family = kV4;
-    syn->ip_length = header;
     memcpy(syn->probe.source, &ip->saddr, 4);
     memcpy(syn->probe.destination, &ip->daddr, 4);
-  } else if (packet[0] >> 4 == 6) {
+  } else {
     const struct ip6_hdr *ip = (const void *)packet;
-    if ((size_t)length < sizeof *ip + sizeof(struct tcphdr) || ip->ip6_nxt != IPPROTO_TCP) {
-      return -1;
-    }
     syn->family = kV6;
-    syn->ip_length = sizeof *ip;
     memcpy(syn->probe.source, &ip->ip6_src, 16);
     memcpy(syn->probe.destination, &ip->ip6_dst, 16);
-  } else {
-    return -1;
   }
   syn->packet = packet;
   syn->captured = (size_t)length;
-  syn->tcp = (const void *)(packet + syn->ip_length);
   syn->probe.source_port = syn->tcp->source;
   syn->probe.destination_port = syn->tcp->dest;
   syn->probe.seq = ntohl(syn->tcp->seq);
@@ -385,17 +283,13 @@ static int Parse(const uint8_t *packet, int length, struct Syn *syn) {
   return 0;
 }
 
-static int OnPacket(struct nfq_q_handle *q, struct nfgenmsg *message, struct nfq_data *data,
+static int OnPacket(struct nfq_q_handle *q, uint32_t id, const uint8_t *packet, int length,
                     void *context) {
-  (void)message;
   (void)context;
-  uint32_t id = ntohl(nfq_get_msg_packet_hdr(data)->packet_id);
-  unsigned char *packet;
-  int length = nfq_get_payload(data, &packet);
   struct Syn syn;
   if (Parse(packet, length, &syn) == 0) {
     const struct tcphdr *tcp = syn.tcp;
-    if (tcp->syn && !tcp->ack && !tcp->rst && !tcp->fin) {
+    if (IsBareSyn(tcp)) {
       syns_seen[syn.family]++;
       Forge(&syn);  // before the kernel has the SYN
     } else if (tcp->rst && !tcp->ack && IsEcho(syn.family, &syn.probe)) {
@@ -421,26 +315,8 @@ static void Report(void) {
       "\"sendErrors\":%llu,\"overruns\":%llu}\n",
       (unsigned long long)echoes_dropped[kV4], (unsigned long long)echoes_dropped[kV6],
       (unsigned long long)no_other_probe, (unsigned long long)passed,
-      (unsigned long long)send_errors, (unsigned long long)overruns);
+      (unsigned long long)send_errors, (unsigned long long)queues.overruns);
   fflush(stdout);
-}
-
-static void OnSignal(int signal_number) {
-  if (signal_number == SIGUSR1) {
-    report_wanted = 1;
-  } else {
-    stop_wanted = 1;
-  }
-}
-
-static int RawSocket(int family) {
-  // IPPROTO_RAW: the packet given carries its own IP header, on both families.
-  int fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
-  if (fd < 0) {
-    fprintf(stderr, "answer-forger: raw socket: %s\n", strerror(errno));
-    exit(1);
-  }
-  return fd;
 }
 
 int main(int argc, char **argv) {
@@ -451,7 +327,7 @@ int main(int argc, char **argv) {
     if (strcmp(name, "--queue") == 0) {
       queue_number = atoi(value);
     } else if (strcmp(name, "--seed") == 0) {
-      rng_state = strtoull(value, NULL, 10) * 0x9E3779B97F4A7C15ull + 1;
+      rng_state = SeededState(value);
       seeded = 1;
     } else {
       fprintf(stderr, "answer-forger: unknown option %s\n", name);
@@ -470,66 +346,17 @@ int main(int argc, char **argv) {
   last_by_port[kV6] = calloc(65536, sizeof(struct Probe));
   flows = calloc(kFlowSlots, sizeof *flows);
   if (last_by_port[kV4] == NULL || last_by_port[kV6] == NULL || flows == NULL) abort();
-  struct sigaction action;
-  memset(&action, 0, sizeof action);
-  action.sa_handler = OnSignal;
-  sigaction(SIGUSR1, &action, NULL);
-  sigaction(SIGTERM, &action, NULL);
-  sigaction(SIGINT, &action, NULL);
-
-  raw[kV4] = RawSocket(AF_INET);
-  raw[kV6] = RawSocket(AF_INET6);
-  struct nfq_handle *handle = nfq_open();
-  if (handle == NULL) {
-    fprintf(stderr, "answer-forger: nfq_open: %s\n", strerror(errno));
-    return 1;
-  }
-  struct nfq_q_handle *queue = nfq_create_queue(handle, (uint16_t)queue_number, OnPacket, NULL);
-  if (queue == NULL) {
-    fprintf(stderr, "answer-forger: cannot bind queue %d: %s\n", queue_number, strerror(errno));
-    return 1;
-  }
+  raw[kV4] = RawSocket(queues.program, AF_INET);
+  raw[kV6] = RawSocket(queues.program, AF_INET6);
+  NfqOpen(&queues);
   // The headers are all it reads and quotes. A sweep's SYNs come faster
   // than the kernel's default of 1,024 queued packets allows for.
-  if (nfq_set_mode(queue, NFQNL_COPY_PACKET, kCopyRange) < 0 ||
-      nfq_set_queue_maxlen(queue, 1 << 16) < 0) {
-    fprintf(stderr, "answer-forger: cannot configure queue %d: %s\n", queue_number,
-            strerror(errno));
-    return 1;
-  }
-  nfnl_rcvbufsiz(nfq_nfnlh(handle), 16 << 20);
-  int fd = nfq_fd(handle);
-  static char buffer[1 << 16];
-  printf("READY\n");
-  fflush(stdout);
-
-  while (!stop_wanted) {
-    if (report_wanted) {
-      report_wanted = 0;
-      Report();
-    }
-    struct timespec wait = {1, 0};
-    struct pollfd watched[2] = {{fd, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
-    if (ppoll(watched, 2, &wait, NULL) <= 0) continue;
-    if (watched[1].revents != 0) {
-      char discard[256];
-      if (read(STDIN_FILENO, discard, sizeof discard) <= 0) break;  // the parent is gone
-    }
-    if (watched[0].revents == 0) continue;
-    for (;;) {
-      ssize_t n = recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
-      if (n < 0) {
-        if (errno == ENOBUFS) {  // the socket buffer was full: packets lost
-          overruns++;
-          continue;
-        }
-        break;
-      }
-      nfq_handle_packet(handle, buffer, (int)n);
-    }
-  }
+  struct nfq_q_handle *queue =
+      NfqBind(&queues, queue_number, OnPacket, NULL, NFQNL_COPY_PACKET, kCopyRange, 1 << 16);
+  NfqReady(&queues, 16 << 20);
+  NfqServe(&queues, NULL, Report);
   Report();
   nfq_destroy_queue(queue);
-  nfq_close(handle);
+  nfq_close(queues.handle);
   return 0;
 }

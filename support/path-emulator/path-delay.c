@@ -14,18 +14,12 @@
 // SIGUSR1 prints one JSON line of counters, on SIGTERM or SIGINT accepts
 // what it still holds, prints them and exits.
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <libnetfilter_queue/libnetfilter_queue.h>
-#include <linux/netfilter.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
+
+#include "../nfqueue-fixture/nfqueue_fixture.h"
 
 enum { kTo = 0, kFrom = 1 };
 
@@ -46,23 +40,12 @@ static size_t held, capacity;
 static struct Direction directions[2];
 static int64_t delay_us, jitter_us;
 static double loss, good_to_bad, bad_to_good, loss_in_bad;
-static uint64_t overruns, max_held;
+static uint64_t max_held;
 static uint64_t rng_state = 88172645463325252ull;
-static volatile sig_atomic_t report_wanted, stop_wanted;
+static struct NfqFixture queues = {.program = "path-delay"};
 
-static int64_t NowUs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-// xorshift64*: fast, and reproducible from --seed.
-static double Uniform(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return (double)((rng_state * 2685821657736338717ull) >> 11) / 9007199254740992.0;
-}
+// Uniform in [0, 1), reproducible from --seed.
+static double Uniform(void) { return (double)(NextRandom(&rng_state) >> 11) / 9007199254740992.0; }
 
 static void Push(struct Held item) {
   if (held == capacity) {
@@ -117,12 +100,12 @@ static int Lose(struct Direction *d) {
   return 0;
 }
 
-static int OnPacket(struct nfq_q_handle *queue, struct nfgenmsg *message, struct nfq_data *data,
+static int OnPacket(struct nfq_q_handle *queue, uint32_t id, const uint8_t *packet, int length,
                     void *context) {
-  (void)message;
+  (void)packet;  // NFQNL_COPY_META: the id is all it needs
+  (void)length;
   uint8_t direction = (uint8_t)(uintptr_t)context;
   struct Direction *d = &directions[direction];
-  uint32_t id = ntohl(nfq_get_msg_packet_hdr(data)->packet_id);
   d->seen++;
   if (Lose(d)) return nfq_set_verdict(queue, id, NF_DROP, 0, NULL);
   int64_t jitter = jitter_us > 0 ? (int64_t)(Uniform() * (2 * jitter_us + 1)) - jitter_us : 0;
@@ -139,33 +122,25 @@ static void Report(void) {
       (unsigned long long)directions[kTo].seen, (unsigned long long)directions[kTo].lost_random,
       (unsigned long long)directions[kTo].lost_burst, (unsigned long long)directions[kFrom].seen,
       (unsigned long long)directions[kFrom].lost_random,
-      (unsigned long long)directions[kFrom].lost_burst, (unsigned long long)overruns, held,
+      (unsigned long long)directions[kFrom].lost_burst, (unsigned long long)queues.overruns, held,
       (unsigned long long)max_held);
   fflush(stdout);
 }
 
-static void OnSignal(int signal_number) {
-  if (signal_number == SIGUSR1) {
-    report_wanted = 1;
-  } else {
-    stop_wanted = 1;
+// Lets through the packets due by `now`; when the next is due, or -1.
+static int64_t Release(int64_t now) {
+  while (held > 0 && heap[0].release_us <= now) {
+    struct Held item = Pop();
+    nfq_set_verdict(directions[item.direction].queue, item.id, NF_ACCEPT, 0, NULL);
   }
+  return held > 0 ? heap[0].release_us : -1;
 }
 
-static struct nfq_q_handle *Bind(struct nfq_handle *handle, int number, uint8_t direction) {
-  struct nfq_q_handle *queue =
-      nfq_create_queue(handle, (uint16_t)number, OnPacket, (void *)(uintptr_t)direction);
-  if (queue == NULL) {
-    fprintf(stderr, "path-delay: cannot bind queue %d: %s\n", number, strerror(errno));
-    exit(1);
-  }
-  // Only the packet's id is needed; the kernel's default of 1,024 queued
-  // packets would drop under a sweep held for a far path's delay.
-  if (nfq_set_mode(queue, NFQNL_COPY_META, 0) < 0 || nfq_set_queue_maxlen(queue, 1 << 20) < 0) {
-    fprintf(stderr, "path-delay: cannot configure queue %d: %s\n", number, strerror(errno));
-    exit(1);
-  }
-  return queue;
+// Only the packet's id is needed; the kernel's default of 1,024 queued
+// packets would drop under a sweep held for a far path's delay.
+static struct nfq_q_handle *Bind(int number, uint8_t direction) {
+  return NfqBind(&queues, number, OnPacket, (void *)(uintptr_t)direction, NFQNL_COPY_META, 0,
+                 1 << 20);
 }
 
 int main(int argc, char **argv) {
@@ -188,7 +163,7 @@ int main(int argc, char **argv) {
         return 2;
       }
     } else if (strcmp(name, "--seed") == 0) {
-      rng_state = strtoull(value, NULL, 10) * 0x9E3779B97F4A7C15ull + 1;
+      rng_state = SeededState(value);
     } else {
       fprintf(stderr, "path-delay: unknown option %s\n", name);
       return 2;
@@ -198,64 +173,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "path-delay: need --queue-to, --queue-from; 0 <= jitter <= delay\n");
     return 2;
   }
-  struct sigaction action;
-  memset(&action, 0, sizeof action);
-  action.sa_handler = OnSignal;
-  sigaction(SIGUSR1, &action, NULL);
-  sigaction(SIGTERM, &action, NULL);
-  sigaction(SIGINT, &action, NULL);
-
-  struct nfq_handle *handle = nfq_open();
-  if (handle == NULL) {
-    fprintf(stderr, "path-delay: nfq_open: %s\n", strerror(errno));
-    return 1;
-  }
-  directions[kTo].queue = Bind(handle, queue_to, kTo);
-  directions[kFrom].queue = Bind(handle, queue_from, kFrom);
-  nfnl_rcvbufsiz(nfq_nfnlh(handle), 64 << 20);
-  int fd = nfq_fd(handle);
-  static char buffer[1 << 16];
-  printf("READY\n");
-  fflush(stdout);
-
-  while (!stop_wanted) {
-    int64_t now = NowUs();
-    while (held > 0 && heap[0].release_us <= now) {
-      struct Held item = Pop();
-      nfq_set_verdict(directions[item.direction].queue, item.id, NF_ACCEPT, 0, NULL);
-    }
-    if (report_wanted) {
-      report_wanted = 0;
-      Report();
-    }
-    struct timespec wait = {1, 0};
-    if (held > 0) {
-      int64_t until = heap[0].release_us - NowUs();
-      if (until < 0) until = 0;
-      wait.tv_sec = until / 1000000;
-      wait.tv_nsec = (until % 1000000) * 1000;
-    }
-    struct pollfd readable = {fd, POLLIN, 0};
-    if (ppoll(&readable, 1, &wait, NULL) <= 0) continue;
-    for (;;) {
-      ssize_t n = recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
-      if (n < 0) {
-        if (errno == ENOBUFS) {  // the socket buffer was full: messages lost
-          overruns++;
-          continue;
-        }
-        break;
-      }
-      nfq_handle_packet(handle, buffer, (int)n);
-    }
-  }
-  while (held > 0) {
-    struct Held item = Pop();
-    nfq_set_verdict(directions[item.direction].queue, item.id, NF_ACCEPT, 0, NULL);
-  }
+  NfqOpen(&queues);
+  directions[kTo].queue = Bind(queue_to, kTo);
+  directions[kFrom].queue = Bind(queue_from, kFrom);
+  NfqReady(&queues, 64 << 20);
+  NfqServe(&queues, Release, Report);
+  Release(INT64_MAX);
   Report();
   nfq_destroy_queue(directions[kTo].queue);
   nfq_destroy_queue(directions[kFrom].queue);
-  nfq_close(handle);
+  nfq_close(queues.handle);
   return 0;
 }
