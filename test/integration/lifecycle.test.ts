@@ -1,12 +1,11 @@
 // The service across crashes, shutdowns and time: nothing accepted is lost,
 // results expire after 24 h, budgets end scans incomplete, streams of a
 // stopping server get their terminal event. Real server processes.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { RESULT_TTL_MS } from '../../src/scan/scan-finisher.js';
 import { type CallerFetch, callerFetch, pollUntilFinal } from '../../support/callers.js';
@@ -17,18 +16,10 @@ import { validateResponse } from '../../support/openapi-validator.js';
 import { runCli, type ServerProcess, startServerProcess } from '../../support/server-process.js';
 import { startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
+import { cleanupAfterEach } from '../helpers/test-cleanups.js';
 import { startTestServer } from '../helpers/test-server.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'selfscan-life-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { cleanups, tempDir } = cleanupAfterEach('selfscan-life-');
 
 /** A deep scan's chunk of `port`: chunk i holds ports i·1024+1 to (i+1)·1024. */
 const chunkOf = (port: number): number => Math.floor((port - 1) / 1024);

@@ -3,11 +3,7 @@
 // CAP_NET_RAW (dropped with capsh, from libcap2-bin); syn without it stops
 // the start with a message saying how to grant it; auto as root runs syn.
 // Real server processes; the scans are of loopback listeners.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { FAST_PORTS } from '../../src/api/scan-type.js';
 import { callerFetch, pollUntilFinal } from '../../support/callers.js';
@@ -15,22 +11,14 @@ import { listeningPorts } from '../../support/listening-ports.js';
 import { listenOn } from '../../support/loopback-listeners.js';
 import { validateResponse } from '../../support/openapi-validator.js';
 import { runCli, type ServerProcess, startServerProcess } from '../../support/server-process.js';
+import { cleanupAfterEach } from '../helpers/test-cleanups.js';
 
 /** Runs the rest of a command line without CAP_NET_RAW: capsh drops it from the bounding set, so the exec'd node has none. */
 const WITHOUT_CAP_NET_RAW = ['capsh', '--drop=cap_net_raw', '--', '-c', 'exec "$0" "$@"'];
 /** Facts off: the scans here are about the sweep. */
 const CONFIG = { exposure: { facts: false } };
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'selfscan-engine-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const { cleanups, tempDir } = cleanupAfterEach('selfscan-engine-');
 
 async function serve(prefix: readonly string[] = []): Promise<ServerProcess> {
   const server = await startServerProcess(tempDir(), CONFIG, undefined, undefined, { prefix });
