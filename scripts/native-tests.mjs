@@ -17,9 +17,18 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The core's pure logic: what the tests exercise, and nothing that opens a socket.
-const coreSources = ['rtt_estimator', 'pacer', 'canary_ledger', 'loss_history', 'clean_stretch', 'path_loss', 'filtered_rule', 'target_state', 'siphash', 'packet_codec'].map(
-  (name) => `native/core/${name}.cc`,
-);
+const coreSources = [
+  'rtt_estimator',
+  'pacer',
+  'canary_ledger',
+  'loss_history',
+  'clean_stretch',
+  'path_loss',
+  'filtered_rule',
+  'target_state',
+  'siphash',
+  'packet_codec',
+].map((name) => `native/core/${name}.cc`);
 // The readiness backends this platform has; on Linux the kqueue backend too,
 // over the kqueue-on-epoll translation (test/native/kqueue-on-epoll stands
 // in for the BSDs' sys/event.h).
