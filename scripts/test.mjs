@@ -3,7 +3,7 @@
 // redis-server and memcached: their packages' own services are kept from
 // starting; chromium
 // for the page's browser tests; xmllint for the check client's JUnit;
-// capsh to run the server without CAP_NET_RAW; masscan for the syn engine's tests;
+// capsh to run the server without CAP_NET_RAW;
 // libnetfilter-queue-dev for the path emulator of the netns hosts; objdump,
 // the arm64 cross compiler, qemu and the libraries of Debian's arm64 Node
 // for the prebuilt binaries)
@@ -45,9 +45,8 @@ const tools = unitOnly
       memcached: 'memcached',
       chromium: 'chromium',
       xmllint: 'libxml2-utils',
-      // capsh runs the server without CAP_NET_RAW (the engine's fallback); masscan, a SYN scanner, for the syn engine's tests.
+      // capsh runs the server without CAP_NET_RAW (the engine's fallback).
       capsh: 'libcap2-bin',
-      masscan: 'masscan',
       objdump: 'binutils',
       // The linux-arm64 prebuild: cross-compiled, then loaded by Debian's
       // arm64 Node under qemu (test/helpers/arm64-node.ts).
