@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "packet_codec.h"
@@ -56,8 +55,6 @@ class SynTransport {
   // Answers read that proved nothing: no probe waiting for them, or a
   // wrong acknowledgement.
   virtual uint64_t ignored() const = 0;
-  // The inclusive range of source ports the SYNs are sent from.
-  virtual std::pair<uint16_t, uint16_t> source_ports() const = 0;
 };
 
 // The transport, or nullptr with `why` set when this process may not open

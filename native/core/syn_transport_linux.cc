@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "siphash.h"
 #include "syn_transport.h"
@@ -106,10 +107,6 @@ std::vector<sock_filter> AnswerFilter(uint16_t low, uint16_t high) {
   };
 }
 
-}  // namespace
-
-namespace {
-
 class LinuxSynTransport final : public SynTransport {
  public:
   LinuxSynTransport(std::pair<uint16_t, uint16_t> ports, SipKey key)
@@ -172,7 +169,6 @@ class LinuxSynTransport final : public SynTransport {
 
   int receive_fd() const override { return receive_fd_; }
   uint64_t ignored() const override { return ignored_; }
-  std::pair<uint16_t, uint16_t> source_ports() const override { return ports_; }
 
   uint64_t Queue(uint64_t token, const sockaddr_storage& address, uint16_t port) override {
     IpAddress target;
