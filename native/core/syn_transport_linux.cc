@@ -182,7 +182,7 @@ class LinuxSynTransport final : public SynTransport {
       errno = EAFNOSUPPORT;
       return 0;
     }
-    Target* entry = Find(target, true);
+    Target* entry = Enter(target, address);
     if (entry == nullptr) return 0;
     uint64_t handle = 0;
     uint16_t source_port = 0;
@@ -275,37 +275,32 @@ class LinuxSynTransport final : public SynTransport {
            source_port;
   }
 
-  // The entry of `address`; with `create`, made on first use (its source
-  // address from a connected UDP socket: no packet is sent).
-  Target* Find(const IpAddress& address, bool create) {
-    std::string key = KeyOf(address);
-    auto found = targets_.find(key);
-    if (found != targets_.end()) return &found->second;
-    if (!create) return nullptr;
+  Target* Find(const IpAddress& address) {
+    auto found = targets_.find(KeyOf(address));
+    return found == targets_.end() ? nullptr : &found->second;
+  }
+
+  // The entry of `target` (`to` as the scan gave it), made on first use:
+  // its source address from a UDP socket connected to it (no packet is sent).
+  Target* Enter(const IpAddress& target, const sockaddr_storage& to) {
+    if (Target* entry = Find(target)) return entry;
+    std::string key = KeyOf(target);
     Target entry{key, next_target_id_++, {}, 0};
     if (next_target_id_ == 0) next_target_id_ = 1;  // handle 0 means "none"
-    if (!SourceFor(address, &entry.source)) return nullptr;
+    if (!SourceFor(to, &entry.source)) return nullptr;
     return &targets_.emplace(key, entry).first->second;
   }
 
-  static bool SourceFor(const IpAddress& target, IpAddress* source) {
-    int fd = socket(target.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  static bool SourceFor(sockaddr_storage to, IpAddress* source) {
+    int fd = socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return false;
-    sockaddr_storage to{};
-    socklen_t length;
-    if (target.family == AF_INET) {
-      auto* in = reinterpret_cast<sockaddr_in*>(&to);
-      in->sin_family = AF_INET;
-      in->sin_port = htons(9);
-      std::memcpy(&in->sin_addr, target.bytes, 4);
-      length = sizeof(sockaddr_in);
+    bool v4 = to.ss_family == AF_INET;
+    if (v4) {
+      reinterpret_cast<sockaddr_in*>(&to)->sin_port = htons(9);
     } else {
-      auto* in6 = reinterpret_cast<sockaddr_in6*>(&to);
-      in6->sin6_family = AF_INET6;
-      in6->sin6_port = htons(9);
-      std::memcpy(&in6->sin6_addr, target.bytes, 16);
-      length = sizeof(sockaddr_in6);
+      reinterpret_cast<sockaddr_in6*>(&to)->sin6_port = htons(9);
     }
+    socklen_t length = v4 ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
     sockaddr_storage local{};
     socklen_t local_length = sizeof local;
     bool ok = connect(fd, reinterpret_cast<sockaddr*>(&to), length) == 0 &&
@@ -377,7 +372,7 @@ class LinuxSynTransport final : public SynTransport {
         answer.our_port > ports_.second) {
       return;  // not an answer to a SYN of ours (the filter lets some through)
     }
-    Target* target = Find(answer.target, false);
+    Target* target = Find(answer.target);
     auto found = target == nullptr
                      ? waiting_.end()
                      : waiting_.find(HandleOf(target->id, answer.target_port, answer.our_port));
