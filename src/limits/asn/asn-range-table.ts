@@ -1,7 +1,9 @@
 // An ASN lookup over a sorted table of address ranges in typed arrays, found
 // by binary search. Built once from CSV in the ip-location-db format
 // (`start_ip,end_ip,asn,org`, inclusive ranges) and cached as a binary file, so
-// later starts read one file and wrap its bytes instead of parsing 500k lines.
+// later starts read one file and wrap its bytes instead of parsing the CSV
+// again: an operator's own CSV (asnDatabase), and at pack time the bundled
+// data, which asn-compact-table.ts turns into the table the package ships.
 import { randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -85,7 +87,7 @@ export class AsnRangeTable implements AsnLookup {
 export async function openRangeTable(from: RangeTableSource): Promise<AsnRangeTable> {
   const cached = await readCache(from.cacheFile, from.identity, from.source);
   if (cached !== null) return cached;
-  const table = await buildTable(from.csvFiles, from.source);
+  const table = await buildRangeTable(from.csvFiles, from.source);
   writeCache(from.cacheFile, from.identity, table);
   return table;
 }
@@ -367,7 +369,8 @@ function readLines(file: string, onLine: (line: string) => void): Promise<void> 
   });
 }
 
-async function buildTable(csvFiles: readonly string[], source: string): Promise<AsnRangeTable> {
+/** The table of CSV files in the ip-location-db format, parsed now (no cache). */
+export async function buildRangeTable(csvFiles: readonly string[], source: string): Promise<AsnRangeTable> {
   const ipv4 = new ColumnsBuilder(1);
   const ipv6 = new ColumnsBuilder(4);
   let malformedLines = 0;
