@@ -3,7 +3,8 @@
 // redis-server and memcached: their packages' own services are kept from
 // starting; chromium
 // for the page's browser tests; xmllint for the check client's JUnit;
-// capsh to run the server without CAP_NET_RAW;
+// capsh to run the server without CAP_NET_RAW; promtool (prometheus) to
+// check the metrics' text format;
 // libnetfilter-queue-dev for the path emulator of the netns hosts; objdump,
 // the arm64 cross compiler, qemu and the libraries of Debian's arm64 Node
 // for the prebuilt binaries)
@@ -47,6 +48,8 @@ const tools = unitOnly
       xmllint: 'libxml2-utils',
       // capsh runs the server without CAP_NET_RAW (the engine's fallback).
       capsh: 'libcap2-bin',
+      // promtool parses GET /metrics as Prometheus does (test/integration/metrics.test.ts).
+      promtool: 'prometheus',
       objdump: 'binutils',
       // The linux-arm64 prebuild: cross-compiled, then loaded by Debian's
       // arm64 Node under qemu (test/helpers/arm64-node.ts).

@@ -152,6 +152,26 @@ export const paths = {
       },
     },
   },
+  '/metrics': {
+    get: {
+      operationId: 'getMetrics',
+      tags: ['meta'],
+      summary: "This node's Prometheus metrics",
+      description:
+        'The Prometheus text format (version 0.0.4), for a scraper on a network of `metrics.allow` (by default loopback and private networks). ' +
+        'Never rate-limited. Absent here when `metrics.listen` gives metrics a port of their own.',
+      responses: {
+        '200': {
+          description: "The node's metrics: scans, queue, probes, HTTP, limits, webhooks, Redis and the process.",
+          content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
+        },
+        '403': unlimitedJsonResponse('The connection comes from a network outside `metrics.allow`.', errorSchema(['not_available'])),
+        '405': unlimitedJsonResponse('A method other than GET or HEAD (Allow: GET, HEAD).', errorSchema(['method_not_allowed']), {
+          Allow: { schema: { type: 'string', const: 'GET, HEAD' } },
+        }),
+      },
+    },
+  },
   '/openapi.json': {
     get: {
       operationId: 'getOpenApi',

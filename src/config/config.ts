@@ -42,6 +42,9 @@ const cidr = z.string().superRefine((text, context) => {
   }
 });
 
+/** Who may read /metrics unless told: this host and private networks, never the internet. */
+const METRICS_DEFAULT_ALLOW = ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'];
+
 /** A web origin: scheme, host and optional port, nothing after them. */
 const origin = z
   .url({ protocol: /^https?$/ })
@@ -149,6 +152,26 @@ export const configSchema = z.strictObject({
       origins: setting(z.array(origin).default([]), {
         description:
           'other origins the page is served at (its dual-stack hostname); with the two above, the only origins allowed to read answers cross-origin (CORS)',
+      }),
+    })
+    .prefault({}),
+  metrics: z
+    .strictObject({
+      listen: setting(
+        z
+          .string()
+          .regex(/^(\[[0-9A-Fa-f:.]+\]|[^:\s]+)?:\d{1,5}$/, 'host:port, [IPv6]:port or :port')
+          .refine((text) => Number(text.slice(text.lastIndexOf(':') + 1)) <= 65535, 'a port from 0 to 65535')
+          .optional(),
+        {
+          description:
+            'serve GET /metrics on a port of its own (`host:port`, `[::1]:9464` or `:9464` for every address) instead of the HTTP port; it then answers nothing else',
+          defaultText: 'the HTTP port',
+        },
+      ),
+      allow: setting(z.array(cidr).default(METRICS_DEFAULT_ALLOW), {
+        description: "networks (CIDRs, matched against the connection's peer) that may read GET /metrics; others get a 403",
+        defaultText: 'loopback and private networks',
       }),
     })
     .prefault({}),

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 
 import { ApiError } from '../api/api-error.js';
 import type { Admission } from '../limits/admission.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Scans } from '../scan/scans.js';
 import type { Webhooks } from '../webhook/webhooks.js';
 import { ClientAddressResolver } from './client-address.js';
@@ -33,6 +34,8 @@ export interface HttpAppOptions {
   mounted?: Readonly<Record<string, Route>>;
   /** Answers GET /healthz. */
   health: HealthCheck;
+  /** Counts requests and streams; absent: nothing counted. */
+  metrics?: Metrics;
 }
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
@@ -41,6 +44,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy, options.trustProxyHeader) });
   const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted, [HEALTH_PATH]: healthRoute(options.health) };
   const routes = Object.entries(served);
+  context.routePatterns = new Set(Object.keys(served));
   for (const [path, route] of routes) route.register(context, path);
   for (const [path, route] of routes) {
     if (route.answersOtherMethods) continue;

@@ -2,12 +2,14 @@
 // role, region, whether it reaches Redis, jobs in hand). Never rate-limited
 // and never logged per request: probes come every few seconds. A scanner
 // node serves nothing else over HTTP (createHealthApp).
-import { ApiError, type ErrorAnswer } from '../api/api-error.js';
+import { ApiError } from '../api/api-error.js';
 import type { Health } from '../api/health.js';
+import { METRICS_PATH, type MetricsServing, metricsRoute, registerMetrics } from '../metrics/metrics-route.js';
 import { type HttpApp, listeningApp } from './listening-app.js';
 import { checkedApp } from './request-checks.js';
 import type { Route } from './routes.js';
 import { type HttpRequest, type HttpResponse, loadUws, type TemplatedApp } from './uws.js';
+import { writeAnswer } from './write-answer.js';
 
 export type HealthCheck = () => Promise<Health>;
 
@@ -53,18 +55,17 @@ function registerHealth(app: TemplatedApp, check: HealthCheck): void {
   });
 }
 
-/** Writes an error answer within the uWS callback. */
-function writeAnswer(res: HttpResponse, answer: ErrorAnswer): void {
-  res.writeStatus(answer.status).writeHeader('Content-Type', 'application/json');
-  for (const [name, value] of Object.entries(answer.headers)) res.writeHeader(name, value);
-  res.end(JSON.stringify(answer.body));
-}
-
-/** A scanner node's whole HTTP side: /healthz, and a JSON 404 for anything else. */
-export function createHealthApp(check: HealthCheck): HttpApp {
+/** A scanner node's whole HTTP side: /healthz, /metrics (unless on a port of its own), and a JSON 404 for anything else. */
+export function createHealthApp(check: HealthCheck, metrics?: MetricsServing): HttpApp {
   const uws = loadUws();
   const app = checkedApp(uws.App());
   registerHealth(app, check);
-  app.any('/*', (res, req) => writeAnswer(res, new ApiError('not_found', `a scanner node serves only ${HEALTH_PATH}, not ${req.getUrl()}`).answer({})));
-  return listeningApp(uws, app, { [HEALTH_PATH]: healthRoute(check) });
+  const routes: Record<string, Route> = { [HEALTH_PATH]: healthRoute(check) };
+  if (metrics !== undefined) {
+    registerMetrics(app, metrics);
+    routes[METRICS_PATH] = metricsRoute(metrics);
+  }
+  const served = Object.keys(routes).join(' and ');
+  app.any('/*', (res, req) => writeAnswer(res, new ApiError('not_found', `a scanner node serves only ${served}, not ${req.getUrl()}`).answer({})));
+  return listeningApp(uws, app, routes);
 }

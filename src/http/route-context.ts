@@ -8,6 +8,7 @@ import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Admission } from '../limits/admission.js';
 import { rateLimitHeaders } from '../limits/refusal.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import { guardedStart, type WebhookIntent } from '../scan/guarded-start.js';
 import type { ScanListener } from '../scan/scan-events.js';
@@ -30,6 +31,8 @@ export interface RouteContextOptions {
   cors: CorsPolicy;
   logger: Logger;
   sseKeepAliveMs: number;
+  /** Counts requests (by route pattern, method and status) and open streams; absent: nothing counted. */
+  metrics?: Metrics;
 }
 
 /**
@@ -54,13 +57,23 @@ interface RequestFacts {
   path: string;
   ip: string;
   startedAt: number;
+  /** performance.now() at the start, for the latency histogram (Date.now() is too coarse). */
+  began: number;
 }
+
+/** Methods counted by name; any other a client sends counts as `other`. */
+const COUNTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** A status as the log has it (`200`, `aborted`, or an error code) as a bounded label. */
+const statusLabel = (status: string): string => (/^\d{3}$/.test(status) || status === 'aborted' ? status : 'other');
 
 export class RouteContext {
   readonly app: TemplatedApp;
   readonly service: Scans;
   readonly webhooks: Webhooks;
   readonly sseKeepAliveMs: number;
+  readonly metrics: Metrics | undefined;
+  /** The route patterns served, counted by name; any other path (a 404) counts as `unmatched`. */
+  routePatterns: ReadonlySet<string> = new Set();
   private readonly log: Logger;
   private readonly requestLog: RequestLog;
 
@@ -69,6 +82,7 @@ export class RouteContext {
     this.service = options.service;
     this.webhooks = options.webhooks;
     this.sseKeepAliveMs = options.sseKeepAliveMs;
+    this.metrics = options.metrics;
     this.log = options.logger;
     this.requestLog = createRequestLog(options.logger);
   }
@@ -104,6 +118,7 @@ export class RouteContext {
    */
   handle(res: HttpResponse, req: HttpRequest, routeMethod: string, path: string, handler: Handler, options: HandleOptions = {}): void {
     const startedAt = Date.now();
+    const began = performance.now();
     const method = routeMethod === 'GET' && req.getMethod() === 'head' ? 'HEAD' : routeMethod;
     const exchange = new Exchange(res, req, method);
     const { clientAddress, admission, cors } = this.options;
@@ -112,7 +127,7 @@ export class RouteContext {
     const crossOrigin = cors.headersFor(req.getHeader('origin'));
     const { charge = 'charged', errorPage } = options;
     if (admission.edgeLimited && charge === 'charged') {
-      const request: RequestFacts = { method, path, ip, startedAt };
+      const request: RequestFacts = { method, path, ip, startedAt, began };
       exchange.holdOpen(); // the limit answers after an await
       let headers: Headers = crossOrigin ?? NO_HEADERS;
       admission
@@ -132,10 +147,13 @@ export class RouteContext {
     try {
       answered = handler(exchange, ip, headers);
     } catch (error) {
-      return this.fail(exchange, { method, path, ip, startedAt }, error, headers, errorPage);
+      return this.fail(exchange, { method, path, ip, startedAt, began }, error, headers, errorPage);
     }
-    if (typeof answered === 'string') return this.requestLog(method, path, ip, answered, startedAt);
-    const request: RequestFacts = { method, path, ip, startedAt };
+    if (typeof answered === 'string') {
+      this.requestLog(method, path, ip, answered, startedAt);
+      return this.count(path, method, answered, began);
+    }
+    const request: RequestFacts = { method, path, ip, startedAt, began };
     exchange.holdOpen(); // still inside the uWS callback, as uWS requires
     answered.then(
       (status) => this.logRequest(request, status),
@@ -143,8 +161,17 @@ export class RouteContext {
     );
   }
 
-  private logRequest({ method, path, ip, startedAt }: RequestFacts, status: string): void {
+  /** Logs and counts a request; `httpStatus` is the status code when `status` (the log's) is an error code. */
+  private logRequest({ method, path, ip, startedAt, began }: RequestFacts, status: string, httpStatus = status): void {
     this.requestLog(method, path, ip, status, startedAt);
+    this.count(path, method, httpStatus, began);
+  }
+
+  private count(path: string, method: string, status: string, began: number): void {
+    const metrics = this.metrics;
+    if (metrics === undefined) return;
+    const route = this.routePatterns.has(path) ? path : 'unmatched';
+    metrics.request(route, COUNTED_METHODS.has(method) ? method : 'other', statusLabel(status), (performance.now() - began) / 1000);
   }
 
   /** Answers a handler's error (as JSON unless `errorPage`) and logs the request with its code. */
@@ -157,9 +184,10 @@ export class RouteContext {
     } catch {
       written = undefined; // the client is gone: nobody to answer
     }
-    if (written === undefined) return this.logRequest(request, code);
+    const httpStatus = answer.status.slice(0, 3);
+    if (written === undefined) return this.logRequest(request, code, httpStatus);
     exchange.holdOpen();
-    const log = (): void => this.logRequest(request, code);
+    const log = (): void => this.logRequest(request, code, httpStatus);
     written.then(log, log);
   }
 

@@ -77,7 +77,9 @@ function streamEvents(
     return 'aborted';
   }
   return new Promise<string>((resolve) => {
+    context.metrics?.streamOpened();
     const stream = new SseStream(exchange, headers, context.sseKeepAliveMs, () => {
+      context.metrics?.streamClosed();
       watch.unsubscribe();
       resolve(exchange.aborted ? 'aborted' : '200');
     });

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../api/api-error.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { Config } from '../config/config.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import { type AsnLookup, rateLimitBucket } from './asn/asn-lookup.js';
@@ -27,6 +28,8 @@ export interface AdmissionOptions {
   allowPrivateTargets: boolean;
   clock: Clock;
   logger: Logger;
+  /** Counts refusals by scope; absent: nothing counted. */
+  metrics?: Pick<Metrics, 'refused'>;
 }
 
 const active = (rule: RateRule): boolean => rule.max > 0;
@@ -58,6 +61,7 @@ export class Admission {
     const [decision] = await this.options.store.charge([{ key: `edge|${caller}`, rule }], this.options.clock.now());
     if (!decision!.allowed) {
       this.log.info({ event: 'request_refused', ip, error: 'rate_limited', limit: 'edge', retryAfter: decision!.retryAfter }, 'edge rate limit');
+      this.options.metrics?.refused('edge', 'rate_limited');
       throw new Refusal(
         'rate_limited',
         `more than ${rule.max} requests in ${rule.windowSeconds} s from ${caller}; retry in ${decision!.retryAfter} s`,
@@ -85,9 +89,9 @@ export class Admission {
   /** Target policy, then opt-out: throws a Refusal for a caller that may not be scanned. */
   checkTarget(ip: string, scanType: ScanType, origin: ScanOrigin): void {
     const invalid = refuseTarget(ip, { allowPrivateTargets: this.options.allowPrivateTargets });
-    if (invalid !== null) this.refuse(new Refusal('invalid_target', invalid), ip, scanType, origin);
+    if (invalid !== null) this.refuse(new Refusal('invalid_target', invalid), ip, scanType, origin, { limit: 'target' });
     if (this.options.optOut.has(ip)) {
-      this.refuse(new Refusal('not_available', `scans of ${ip} are not available (opted out or restricted)`), ip, scanType, origin);
+      this.refuse(new Refusal('not_available', `scans of ${ip} are not available (opted out or restricted)`), ip, scanType, origin, { limit: 'optOut' });
     }
   }
 
@@ -134,8 +138,10 @@ export class Admission {
     return { charges, judge, charge: async () => judge(await store.charge(charges, clock.now())) };
   }
 
-  private refuse(refusal: ApiError, ip: string, scanType: ScanType, origin: ScanOrigin, extra: object = {}): never {
+  /** Logs and counts a refusal; `extra.limit` names the limit or rule that refused (the metric's scope). */
+  private refuse(refusal: ApiError, ip: string, scanType: ScanType, origin: ScanOrigin, extra: { limit: string; [field: string]: unknown }): never {
     this.log.info({ event: 'scan_refused', ip, scanType, origin, error: refusal.code, ...extra }, refusal.reason);
+    this.options.metrics?.refused(extra.limit, refusal.code);
     throw refusal;
   }
 }

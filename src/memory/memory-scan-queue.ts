@@ -54,6 +54,11 @@ export class MemoryScanQueue implements ScanQueue {
     return ticket === undefined || front === undefined ? 0 : Math.max(0, ticket - this.tickets.get(front.id)!);
   }
 
+  /** Scans of `scanType` waiting in line. */
+  waiting(scanType: ScanType): number {
+    return this.lines[scanType].length;
+  }
+
   running(scanType: ScanType): number {
     return this.runningNow[scanType];
   }

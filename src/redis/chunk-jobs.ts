@@ -118,6 +118,11 @@ export class ChunkDispatch {
     await Promise.all([...this.queues.values(), this.finishQueue].map((queue) => queue.close()));
   }
 
+  /** Chunk jobs waiting in `region`'s queue (not yet taken by a scanner node). */
+  waiting(region: string): Promise<number> {
+    return this.queue(region).getWaitingCount();
+  }
+
   private queue(region: string): Queue {
     let queue = this.queues.get(region);
     if (queue === undefined) this.queues.set(region, (queue = new Queue(chunkQueueName(region), { connection: this.connection(), prefix: QUEUE_PREFIX })));

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 
 import { SCAN_PROFILES } from '../api/scan-type.js';
 import type { ExamineOpenPorts } from '../exposure/examine-open-ports.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ScanChunk, Scanner } from '../native/scanner.js';
 import type { PtrLookup } from '../scan/ptr-lookup.js';
 import { CHUNK_ATTEMPTS, CHUNKS_PER_JOB, type ChunkDispatch, type ChunkJob, finishOf, jobInRegion, jobPorts } from './chunk-jobs.js';
@@ -28,6 +29,8 @@ export interface ScannerNodeOptions {
   /** Reverse DNS, for the facts stage's TLS server name. */
   lookupPtr?: PtrLookup;
   logger: Logger;
+  /** Counts each job's wait in line and the ports it probed; absent: nothing counted. */
+  metrics?: Pick<Metrics, 'queueWaited' | 'probed'>;
 }
 
 export class ScannerNode {
@@ -40,6 +43,7 @@ export class ScannerNode {
   ) {
     const run = async (job: Job<ChunkJob>): Promise<void> => {
       this.running++;
+      options.metrics?.queueWaited(job.data.scanType, (job.processedOn ?? Date.now()) - job.timestamp);
       try {
         await this.run(job.data);
       } finally {
@@ -89,6 +93,7 @@ export class ScannerNode {
     const { chunkSize } = SCAN_PROFILES[job.scanType];
     const handle = scanner.scan({ ip: job.ip, ports: jobPorts(job.scanType, job.index), chunkSize, budgetMs: remaining, timing: job.timing }, onChunk);
     const summary = await handle.done;
+    this.options.metrics?.probed(job.scanType, summary.portsScanned);
     const recorded = await Promise.all(records);
     const ended = recorded.some((r) => r.outcome === 'ended');
     logger.debug({ event: 'chunk_scanned', scanId: job.scanId, index: job.index, ended, durationMs: summary.durationMs }, 'chunks scanned');

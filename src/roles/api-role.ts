@@ -9,11 +9,13 @@ import { createHttpApp } from '../http/app.js';
 import { CorsPolicy } from '../http/cors.js';
 import type { HealthCheck } from '../http/health.js';
 import type { HttpApp } from '../http/listening-app.js';
+import type { Route } from '../http/routes.js';
 import { Admission } from '../limits/admission.js';
 import { openAsnLookup } from '../limits/asn/open-asn-lookup.js';
 import { OptOutList } from '../limits/opt-out/opt-out-list.js';
 import type { RateLimitStore } from '../limits/rate/rate-limit-store.js';
 import { mcpRoute } from '../mcp/mcp-endpoint.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../model/clock.js';
 import type { Scans } from '../scan/scans.js';
 import { corsOrigins, pageSettings } from '../web/page-settings.js';
@@ -28,6 +30,10 @@ export interface ApiRoleDependencies {
   health: HealthCheck;
   clock: Clock;
   logger: Logger;
+  /** Counts requests, streams and refusals; GET /metrics is among `mounted` unless it has a port of its own. */
+  metrics: Metrics;
+  /** Routes of this node's own beside the API's (GET /metrics). */
+  mounted: Readonly<Record<string, Route>>;
   /** The regions with a live scanner node (a cluster's API node): the page offers a scan from every region when there are several. */
   liveRegions?: () => Promise<string[]>;
 }
@@ -54,6 +60,7 @@ export async function openApiRole(config: Config, deps: ApiRoleDependencies): Pr
     allowPrivateTargets: config.allowPrivateTargets,
     clock: deps.clock,
     logger,
+    metrics: deps.metrics,
   });
   const http = createHttpApp({
     service: deps.scans,
@@ -64,8 +71,9 @@ export async function openApiRole(config: Config, deps: ApiRoleDependencies): Pr
     logger,
     sseKeepAliveMs: config.sseKeepAliveSeconds * 1000,
     cors: new CorsPolicy(corsOrigins(config)),
-    mounted: { '/mcp': mcpRoute, ...webRoutes(pageSettings(config, deps.liveRegions), loadWebAssets()) },
+    mounted: { '/mcp': mcpRoute, ...webRoutes(pageSettings(config, deps.liveRegions), loadWebAssets()), ...deps.mounted },
     health: deps.health,
+    metrics: deps.metrics,
   });
   return { http, asnSource: asn.source, close: () => optOut.close() };
 }

@@ -14,6 +14,7 @@ import type { Health } from '../api/health.js';
 import { VERSION } from '../api/version.js';
 import type { Config } from '../config/config.js';
 import { createHealthApp } from '../http/health.js';
+import { countCommands } from '../metrics/redis-command-metrics.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import { ChunkDispatch } from '../redis/chunk-jobs.js';
 import { ChunkWork } from '../redis/chunk-work.js';
@@ -37,6 +38,7 @@ import type { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
 import { openClusterWebhooks } from './cluster-webhooks.js';
 import { factsStage, scanExposure } from './exposure-parts.js';
+import { openNodeMetrics } from './node-metrics.js';
 import type { RunningServer, ServeDependencies } from './running-server.js';
 import { openNativeScanner } from './scanner-engine.js';
 
@@ -60,7 +62,10 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   // The scanner first: a node that cannot scan as asked (scanner.engine syn without CAP_NET_RAW) stops before it touches Redis.
   const native = scan ? (deps.scanner ?? (await openNativeScanner(config.scanner, logger))) : undefined;
   const engine = native?.stats().engine ?? null;
-  const redis = connect(commandConnection(url));
+  const nodeMetrics = openNodeMetrics(config, role);
+  const { metrics } = nodeMetrics;
+  if (native !== undefined) metrics.watchEngine(() => native.stats());
+  const redis = connect(countCommands(commandConnection(url), metrics));
   await ready(redis, logger);
   const bullmq = () => connect(bullmqConnection(url));
   const progress = new RedisScanProgress(redis);
@@ -74,7 +79,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   if (native !== undefined) {
     const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
     const examine = factsStage(config);
-    scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, examine, lookupPtr, logger }, bullmq());
+    scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, examine, lookupPtr, logger, metrics }, bullmq());
     const announced = announceScanner(redis, scannerRegion, (error) => logger.warn({ err: error }, 'scanner heartbeat failed'));
     closers.push(
       () => announced.stop(),
@@ -95,22 +100,23 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
       allowPrivateCallbacks: config.allowPrivateCallbacks,
       userAgent: `selfscan/${VERSION}`,
       logger,
+      metrics,
       work: true,
     });
     const fingerprints = new RedisFingerprints(redis);
     const exposure = scanExposure(config, fingerprints, logger);
-    const finisher = new ScanFinisher({ ends: progress, store, webhooks, exposure, clock, logger });
+    const finisher = new ScanFinisher({ ends: progress, store, webhooks, exposure, clock, logger, metrics });
     const finishWorker = new FinishJobs({ progress, finisher, lookupPtr }).work(bullmq());
     const regions = new ScannerRegions(redis, role === 'all' ? [scannerRegion] : regionList);
     const book = new RedisScanBook(new RedisScanStarts(redis), progress, watchers);
     const work = new ChunkWork({ regions, dispatch, window: config.chunkWindow, budgetMs });
-    const scans = new ScanLifecycle({ book, work, clock, logger });
+    const scans = new ScanLifecycle({ book, work, clock, logger, metrics });
     const stopSweep = startClusterSweep({ store, progress, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
     const stopExpiry = startExpirySweep({ results: store, fingerprints }, clock, logger);
     const rateLimits = deps.rateLimits ?? new RedisRateLimitStore(redis);
     // The page offers a scan from every region only while several have live scanner nodes; none (or Redis down): no offer.
     const liveRegions = () => regions.resolve('all').catch((): string[] => []);
-    api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger, liveRegions });
+    api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger, liveRegions, metrics, mounted: nodeMetrics.mounted });
     closers.push(
       () => stopSweep(),
       () => stopExpiry(),
@@ -128,8 +134,15 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     const jobsInHand = (scanner?.jobsInHand ?? 0) + (watchers?.size ?? 0);
     return { ok: up, role, region: scan ? scannerRegion : (config.region ?? null), redis: up ? 'up' : 'down', jobsInHand, engine };
   };
-  const http = api?.http ?? createHealthApp(health);
+  // Chunk jobs waiting in each region's queue this node knows: every live region's on an API node, its own on a scanner node.
+  const announced = new ScannerRegions(redis, []);
+  const queueRegions = serveApi ? () => announced.known('all') : async () => [scannerRegion];
+  metrics.gaugeBy('selfscan_queue_depth', 'Chunk jobs waiting in line, by queue (the region whose scanner nodes run them)', 'queue', async () =>
+    Object.fromEntries(await Promise.all((await queueRegions()).map(async (region) => [region, await dispatch.waiting(region)]))),
+  );
+  const http = api?.http ?? createHealthApp(health, nodeMetrics.onHealthApp);
   const port = await http.listen(config.host, config.port);
+  const metricsPort = await nodeMetrics.listen(logger);
   logger.info(
     { event: 'listening', host: config.host, port, role, region: scan ? scannerRegion : config.region, cluster: true },
     `selfscan ${role} node listening on ${config.host}:${port}`,
@@ -138,10 +151,12 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   let closing: Promise<void> | undefined;
   return {
     port,
+    metricsPort,
     routes: http.routes,
     close: () =>
       (closing ??= (async () => {
         http.stopListening();
+        nodeMetrics.stop();
         for (const close of closers.reverse()) await close();
         api?.close();
         await dispatch.close();

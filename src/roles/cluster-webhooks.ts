@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { RedisOutbox, type RedisOutboxOptions } from '../redis/redis-outbox.js';
 import { RedisResultStore } from '../redis/redis-result-store.js';
 import { sharedSigningKey } from '../redis/redis-signing-key.js';
@@ -15,13 +16,15 @@ export interface ClusterWebhooksOptions extends Omit<RedisOutboxOptions, 'attemp
   allowPrivateCallbacks: boolean;
   userAgent: string;
   logger: Logger;
+  /** Counts webhook attempts and deliveries. */
+  metrics?: Metrics;
 }
 
 /** Reads (or creates) the shared signing key, opens the outbox and, with `work`, starts sending. */
 export async function openClusterWebhooks(options: ClusterWebhooksOptions): Promise<WebhookService> {
-  const { redis, config, allowPrivateCallbacks, userAgent, logger } = options;
+  const { redis, config, allowPrivateCallbacks, userAgent, logger, metrics } = options;
   const key = await sharedSigningKey(redis);
-  const attempt = { key, userAgent, allowPrivateCallbacks, timeoutSeconds: config.timeoutSeconds, logger };
+  const attempt = { key, userAgent, allowPrivateCallbacks, timeoutSeconds: config.timeoutSeconds, logger, metrics };
   const outbox = await RedisOutbox.open({ ...options, attempt });
   return WebhookService.open({ outbox, key, store: new RedisResultStore(redis), allowPrivateCallbacks, logger });
 }

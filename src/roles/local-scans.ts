@@ -7,6 +7,7 @@ import { InProcessScanEvents } from '../memory/in-process-scan-events.js';
 import { LocalScanEnds } from '../memory/local-scan-ends.js';
 import { MemoryScanBook } from '../memory/memory-scan-book.js';
 import { MemoryScanQueue } from '../memory/memory-scan-queue.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import { RecordWriter } from '../scan/record-writer.js';
 import type { ResultStore } from '../scan/result-store.js';
@@ -24,6 +25,8 @@ export interface LocalScansOptions extends Omit<ScanningOptions, 'queue' | 'even
   concurrency: Readonly<Record<ScanType, number>>;
   /** The finisher's rating and change tracking; absent: neither. */
   exposure?: ScanExposure;
+  /** Counts scans (started, joined, waiting, ended) and probes; absent: nothing counted. */
+  metrics?: Metrics;
 }
 
 export interface LocalScans {
@@ -47,12 +50,17 @@ export function openLocalScans(options: LocalScansOptions): LocalScans {
   const events = new InProcessScanEvents(logger);
   const writer = new RecordWriter(store);
   const book = new MemoryScanBook(store, writer, events);
-  const service = new ScanLifecycle({ book, work: queue, clock, logger });
+  const { metrics } = options;
+  const service = new ScanLifecycle({ book, work: queue, clock, logger, metrics });
+  metrics?.gaugeBy('selfscan_queue_depth', 'Scans waiting in line to run, by queue (scan type)', 'queue', () => ({
+    fast: queue.waiting('fast'),
+    deep: queue.waiting('deep'),
+  }));
   const webhooks = {
     scanFinished: (record: ScanRecord) =>
       options.webhooks.scanFinished(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not queue webhooks')),
   };
-  const finisher = new ScanFinisher({ ends: new LocalScanEnds(writer, events, logger), store, webhooks, exposure: options.exposure, clock, logger });
+  const finisher = new ScanFinisher({ ends: new LocalScanEnds(writer, events, logger), store, webhooks, exposure: options.exposure, clock, logger, metrics });
   const scanning = startScanning({ ...options, queue, events, writer, finisher });
   return {
     service,

@@ -18,6 +18,8 @@ export interface ServeDependencies {
 
 export interface RunningServer {
   port: number;
+  /** The port of `metrics.listen`, when metrics have one of their own. */
+  metricsPort: number | null;
   /** Every route the HTTP app serves, by path. */
   routes: Readonly<Record<string, Route>>;
   /** Stops listening, lets scans in flight end (see drainSeconds), closes the store. */

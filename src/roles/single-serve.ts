@@ -21,6 +21,7 @@ import { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
 import { factsStage, scanExposure } from './exposure-parts.js';
 import { openLocalScans } from './local-scans.js';
+import { openNodeMetrics } from './node-metrics.js';
 import type { RunningServer, ServeDependencies } from './running-server.js';
 import { openNativeScanner } from './scanner-engine.js';
 
@@ -36,6 +37,9 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
     fast: config.concurrency.fast ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.fast)),
     deep: config.concurrency.deep ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.deep)),
   };
+  const nodeMetrics = openNodeMetrics(config, 'all');
+  const { metrics } = nodeMetrics;
+  metrics.watchEngine(() => scanner.stats());
   const store = deps.store ?? (await openLmdbStore(config.dataDir));
   const checkpoints = await LmdbCheckpoints.open(config.dataDir);
   const fingerprints = await openLmdbFingerprints(config.dataDir, clock);
@@ -44,7 +48,7 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   const stopSweep = startExpirySweep({ results: store, fingerprints }, clock, logger);
   const key = await SigningKey.open(config.dataDir);
   const { allowPrivateCallbacks } = config;
-  const attempt = { key, userAgent: `selfscan/${VERSION}`, allowPrivateCallbacks, timeoutSeconds: config.webhooks.timeoutSeconds, logger };
+  const attempt = { key, userAgent: `selfscan/${VERSION}`, allowPrivateCallbacks, timeoutSeconds: config.webhooks.timeoutSeconds, logger, metrics };
   const outbox = await LmdbOutbox.open(config.dataDir, { attempt, retryDelaysSeconds: config.webhooks.retryDelaysSeconds });
   const webhooks = await WebhookService.open({ outbox, key, store, allowPrivateCallbacks, logger });
   const scans = openLocalScans({
@@ -59,14 +63,16 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
     webhooks,
     examine: factsStage(config),
     exposure: scanExposure(config, fingerprints, logger),
+    metrics,
   });
   // Before requests can start scans (webhooks hear of the ends of scans taken up).
   await recoverUnfinished(store, checkpoints, (record) => scans.resume(record), logger);
   const health: HealthCheck = async () => ({ ok: true, role: 'all', region: null, redis: null, jobsInHand: scans.inFlight(), engine });
   const ownRateLimits = deps.rateLimits === undefined ? await LmdbRateLimitStore.open(config.dataDir, logger) : undefined;
   const rateLimits = deps.rateLimits ?? ownRateLimits!;
-  const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits, health, clock, logger });
+  const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits, health, clock, logger, metrics, mounted: nodeMetrics.mounted });
   const port = await api.http.listen(config.host, config.port);
+  const metricsPort = await nodeMetrics.listen(logger);
   logger.info(
     {
       event: 'listening',
@@ -84,10 +90,12 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   let closing: Promise<void> | undefined;
   return {
     port,
+    metricsPort,
     routes: api.http.routes,
     close: () =>
       (closing ??= (async () => {
         api.http.stopListening();
+        nodeMetrics.stop();
         await scans.drain(config.drainSeconds * 1000);
         stopSweep();
         api.close();

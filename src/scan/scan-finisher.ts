@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { FailReason } from '../api/fail-reason.js';
 import type { ScanResultFinal } from '../api/scan-result.js';
 import type { ScanExposure } from '../exposure/scan-exposure.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import { settleVantages, unionPorts } from '../model/vantage-views.js';
@@ -41,6 +42,8 @@ export interface ScanFinisherOptions {
   webhooks: { scanFinished(record: ScanRecord): Promise<void> };
   clock: Clock;
   logger: Logger;
+  /** Counts scans ended and their durations; absent: nothing counted. */
+  metrics?: Pick<Metrics, 'scanFinished'>;
 }
 
 export class ScanFinisher {
@@ -58,6 +61,7 @@ export class ScanFinisher {
     let owed: ScanRecord | null = record;
     if (await ends.end(record, finalBody(record))) {
       logScanFinished(logger, record);
+      this.options.metrics?.scanFinished(record);
       if (fingerprint !== null) await exposure!.remember(record, fingerprint);
     } else owed = await store.get(record.ip, record.scanType, record.regionsAsked).then((stored) => (stored?.id === record.id ? stored : null));
     if (owed !== null) await webhooks.scanFinished(owed);

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../model/clock.js';
 import { pathEtaSeconds, placeRecord, queuedRecord, type ScanOrigin, type ScanRecord } from '../model/scan-record.js';
 import { EtaEstimator } from './eta-estimator.js';
@@ -26,6 +27,8 @@ export interface ScanLifecycleOptions {
   work: ScanWork;
   clock: Clock;
   logger: Logger;
+  /** Counts scans started and joined; absent: nothing counted. */
+  metrics?: Pick<Metrics, 'scanStarted' | 'scanJoined'>;
 }
 
 const UNWATCHED: Watch = Object.freeze({ initial: [], unsubscribe: () => {} });
@@ -47,14 +50,16 @@ export class ScanLifecycle implements Scans {
     admit?: AdmitScans,
     regionsAsked?: RegionsAsked,
   ): Promise<StartResult> {
-    const { book, work, clock, logger } = this.options;
+    const { book, work, clock, logger, metrics } = this.options;
     const record = placeRecord(queuedRecord(randomUUID(), ip, scanType, origin, clock.now()), await work.place(regionsAsked));
     const joinedId = await book.begin(record, admit?.(record.regions?.length ?? 1));
     const scanId = joinedId ?? record.id;
     if (joinedId !== null) {
       logger.info({ event: 'scan_joined', ip, scanType, origin, scanId, regionsAsked }, 'request joined a scan in flight');
+      metrics?.scanJoined(scanType, origin);
     } else {
       logger.info({ event: 'scan_queued', ip, scanType, origin, scanId, region: record.region, regions: record.regions }, 'scan queued');
+      metrics?.scanStarted(record);
       await work.dispatch(record); // before the body: its place in line counts
     }
     // The scan as it is now: read by the watcher's first events when there is one, else read for a join; a new scan is as recorded.

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Port } from '../api/port.js';
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 import type { ExamineOpenPorts } from '../exposure/examine-open-ports.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Clock } from '../model/clock.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { ScanChunk, Scanner } from '../native/scanner.js';
@@ -36,6 +37,8 @@ export interface ScanRunnerOptions {
   checkpoints?: ScanCheckpoints;
   /** The facts stage each chunk's open ports pass through before they count; none: facts are off. */
   examine?: ExamineOpenPorts;
+  /** Counts each scan's wait in line and the ports it probed; absent: nothing counted. */
+  metrics?: Pick<Metrics, 'queueWaited' | 'probed'>;
 }
 
 /**
@@ -81,6 +84,7 @@ export class ScanRunner {
       applySavedChunks(record, saved);
     } else {
       record.startedAt = clock.now();
+      this.options.metrics?.queueWaited(record.scanType, record.startedAt - record.queuedAt);
     }
     record.status = 'running';
     if (!resumed) writer.write(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not store scan state'));
@@ -133,7 +137,10 @@ export class ScanRunner {
       const handle = this.options.scanner.scan(request, (chunk) => this.onChunk(run, chunk));
       this.cancels.set(record.id, handle.cancel);
       return await handle.done.then(
-        (summary) => ({ summary }),
+        (summary) => {
+          this.options.metrics?.probed(record.scanType, summary.portsScanned);
+          return { summary };
+        },
         (error: unknown) => ({ error }),
       );
     } catch (error) {

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 
 import type { WebhookEvent } from '../api/webhook-payload.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { type AttemptResult, safePost } from './safe-post.js';
 import type { SigningKey } from './signing-key.js';
 
@@ -29,6 +30,8 @@ export interface AttemptOptions {
   allowPrivateCallbacks: boolean;
   timeoutSeconds: number;
   logger: Logger;
+  /** Counts attempts and ended deliveries; absent: nothing counted. */
+  metrics?: Pick<Metrics, 'webhookAttempted'>;
 }
 
 export interface AttemptReport extends AttemptResult {
@@ -70,5 +73,7 @@ export async function attemptDelivery(delivery: DueDelivery, attempt: number, re
     },
     `webhook ${result.outcome}`,
   );
+  // A retry outcome with no retry left gives the delivery up; any other outcome ends it too.
+  options.metrics?.webhookAttempted(result.outcome, attempt, !willRetry);
   return { ...result, willRetry };
 }
