@@ -165,7 +165,7 @@ export const configSchema = z.strictObject({
           .optional(),
         {
           description:
-            'serve GET /metrics on a port of its own (`host:port`, `[::1]:9464` or `:9464` for every address) instead of the HTTP port; it then answers nothing else',
+            'serve GET /metrics on a port of its own (`host:port`, `[::1]:9464` or `:9464` for every IPv4 address) instead of the HTTP port; it then answers nothing else',
           defaultText: 'the HTTP port',
         },
       ),
