@@ -11,7 +11,8 @@
 // and the lint needs (clang-format) when they are missing, lints (npm run
 // lint), builds the addon (and its kqueue-on-epoll twin for the tests),
 // builds and runs the scanner core's C++ unit tests
-// (scripts/native-tests.mjs), type-checks and builds the TypeScript, runs
+// (scripts/native-tests.mjs), type-checks and builds the TypeScript (and
+// the bundled ASN table when it is missing or stale), runs
 // every vitest project, then prints one closing line "N passed, N failed"
 // counting both.
 // Extra arguments go to vitest, e.g. `npm test -- --project unit`: with the
@@ -133,6 +134,8 @@ run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 run('npx', ['tsc', '-p', 'src/web/browser/tsconfig.json']);
 run('npx', ['tsc', '-p', 'tsconfig.build.json']);
 run('node', ['scripts/build-web.mjs']);
+// The bundled ASN table (dist/asn) the server loads: built once, then kept until the data's version changes.
+run('node', ['--import', 'tsx', 'scripts/build-asn-table.ts']);
 run('node', ['scripts/build-check.mjs']);
 
 const resultsFile = '.vitest-results.json';

@@ -1,12 +1,13 @@
-// ASN lookups on real data: the bundled @ip-location-db/asn tables, CSV files
-// and a .mmdb written here; their binary cache; and the rate-limit bucket rule.
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+// ASN lookups on real data: the bundled table (built from @ip-location-db/asn),
+// CSV files and a .mmdb written here; the CSV's binary cache; and the
+// rate-limit bucket rule.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { BUNDLED_ASN_DIR, CompactAsnTable } from '../../src/limits/asn/asn-compact-table.js';
 import { type AsnLookup, rateLimitBucket } from '../../src/limits/asn/asn-lookup.js';
 import { AsnRangeTable } from '../../src/limits/asn/asn-range-table.js';
 import { openAsnLookup } from '../../src/limits/asn/open-asn-lookup.js';
@@ -37,17 +38,13 @@ describe('rateLimitBucket', () => {
   });
 });
 
-describe('the bundled @ip-location-db/asn data', () => {
+describe('the bundled table (built from @ip-location-db/asn)', () => {
   const dataDir = join(scratch, 'bundled');
   let lookup: AsnLookup;
-  let buildMs = 0;
 
-  // The first open parses ~515k CSV lines (well under a second here); give slow machines room.
   beforeAll(async () => {
-    const started = performance.now();
     lookup = await openAsnLookup({ dataDir });
-    buildMs = performance.now() - started;
-  }, 120_000);
+  });
 
   it('finds the AS of well-known addresses of both families', () => {
     expect(lookup.asnOf('8.8.8.8')).toBe(15169);
@@ -62,25 +59,23 @@ describe('the bundled @ip-location-db/asn data', () => {
     expect(lookup.asnOf('not-an-ip')).toBeNull();
   });
 
-  it('names the package and version as its source, and parsed every line', () => {
+  it('names the package and version it was built from as its source, and leaves the data dir alone', () => {
+    expect(lookup).toBeInstanceOf(CompactAsnTable);
     expect(lookup.source).toMatch(/^@ip-location-db\/asn@\d+\.\d+\.\d+$/);
-    const { stats, loadedFrom } = rangeTable(lookup);
-    expect(loadedFrom).toBe('csv');
-    expect(stats.malformedLines).toBe(0);
-    expect(stats.ipv4Ranges).toBeGreaterThan(400_000);
-    expect(stats.ipv6Ranges).toBeGreaterThan(100_000);
+    const { ipv4Rows, ipv6Rows } = (lookup as CompactAsnTable).stats;
+    expect(ipv4Rows).toBeGreaterThan(400_000);
+    expect(ipv6Rows).toBeGreaterThan(100_000);
+    expect(existsSync(dataDir)).toBe(false);
   });
 
-  it('opens from the cache file in the data dir the next time, much faster', async () => {
-    expect(readdirSync(dataDir)).toEqual([expect.stringMatching(/^asn-table-[0-9a-f]{16}\.bin$/)]);
-    const started = performance.now();
-    const again = rangeTable(await openAsnLookup({ dataDir }));
-    const cacheMs = performance.now() - started;
-    expect(again.loadedFrom).toBe('cache');
-    expect(cacheMs).toBeLessThan(buildMs);
-    expect(again.stats).toEqual(rangeTable(lookup).stats);
-    expect(again.asnOf('8.8.8.8')).toBe(15169);
-    expect(again.asnOf('2001:4860:4860::8888')).toBe(15169);
+  it('ships the data licences and credits beside the table', () => {
+    const credits = readdirSync(new URL('ip-location-db/', BUNDLED_ASN_DIR)).sort();
+    expect(credits).toEqual(['DBIP-LICENSE', 'MODIFICATIONS', 'NRO_LICENSE', 'README.md', 'ROUTEVIEWS-LICENSE']);
+    expect(readFileSync(new URL('README.md', BUNDLED_ASN_DIR), 'utf8')).toContain('CC BY 4.0');
+  });
+
+  it('says to build it when the table is missing', async () => {
+    await expect(openAsnLookup({ dataDir, bundledTable: join(scratch, 'none.bin.br') })).rejects.toThrow(/not built.*npm run build/);
   });
 });
 

@@ -1,34 +1,37 @@
-// Picks the ASN data the operator configured (`asnDatabase`), or the bundled
-// @ip-location-db/asn tables, and opens a lookup on it.
+// Picks the ASN data the operator configured (`asnDatabase`), or the table
+// the package ships (built from @ip-location-db/asn at pack time), and opens
+// a lookup on it.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, extname, join, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 
+import { BUNDLED_ASN_DIR, BUNDLED_ASN_TABLE, openCompactTable } from './asn-compact-table.js';
 import type { AsnLookup } from './asn-lookup.js';
 import { openMmdbLookup } from './asn-mmdb.js';
 import { openRangeTable } from './asn-range-table.js';
 
 /** Where the ASN data comes from. */
 export interface OpenAsnLookupOptions {
-  /** A MaxMind-format `.mmdb` file, or else a CSV in the ip-location-db format; default the bundled data. */
+  /** A MaxMind-format `.mmdb` file, or else a CSV in the ip-location-db format; default the bundled table. */
   asnDatabase?: string;
   /** Where range tables built from CSV are cached (`asn-table-<hash>.bin`). */
   dataDir: string;
+  /** The bundled table's file; default dist/asn/asn-table.bin.br of this package (tests name another). */
+  bundledTable?: string | URL;
 }
 
 /**
  * Opens the ASN lookup that `options` name: an `.mmdb` path is read with
  * mmdb-lib; any other path is a CSV (`start_ip,end_ip,asn,org`, IPv4 and IPv6
- * rows mixed as you like); none means the `@ip-location-db/asn` package's
- * CSVs. CSV data becomes a range table cached in the data dir, rebuilt when
- * the source changes (CSV: size or mtime; bundled: package version). The
- * first build of the bundled data parses ~515k lines; later starts read the
- * cache. Logs nothing: the caller logs `source`.
+ * rows mixed as you like), which becomes a range table cached in the data
+ * dir, rebuilt when its size or mtime changes; none means the bundled table
+ * (`source`: the `@ip-location-db/asn@version` it was built from), read
+ * whole, the data dir untouched. Throws when the bundled table is missing (a
+ * checkout not built). Logs nothing: the caller logs `source`.
  */
 export async function openAsnLookup(options: OpenAsnLookupOptions): Promise<AsnLookup> {
-  if (options.asnDatabase === undefined) return openBundled(options.dataDir);
+  if (options.asnDatabase === undefined) return openBundled(options.bundledTable ?? new URL(BUNDLED_ASN_TABLE, BUNDLED_ASN_DIR));
   const path = resolve(options.asnDatabase);
   if (extname(path).toLowerCase() === '.mmdb') return openMmdbLookup(path);
   const { size, mtimeMs } = await stat(path);
@@ -40,19 +43,9 @@ export async function openAsnLookup(options: OpenAsnLookupOptions): Promise<AsnL
   });
 }
 
-const BUNDLED_PACKAGE = '@ip-location-db/asn';
-
-async function openBundled(dataDir: string): Promise<AsnLookup> {
-  const manifest = createRequire(import.meta.url).resolve(`${BUNDLED_PACKAGE}/package.json`);
-  const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
-  const source = `${BUNDLED_PACKAGE}@${version}`;
-  const dir = dirname(manifest);
-  return openRangeTable({
-    csvFiles: [join(dir, 'asn-ipv4.csv'), join(dir, 'asn-ipv6.csv')],
-    identity: source,
-    source,
-    cacheFile: cacheFileFor(dataDir, BUNDLED_PACKAGE),
-  });
+function openBundled(table: string | URL): Promise<AsnLookup> {
+  if (!existsSync(table)) throw new Error(`the bundled ASN table is not built (no ${table instanceof URL ? table.pathname : table}): run \`npm run build\``);
+  return openCompactTable(table);
 }
 
 /** One cache file per source location, so a changed source overwrites its stale table. */
