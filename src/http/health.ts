@@ -4,8 +4,8 @@
 // node serves nothing else over HTTP (createHealthApp).
 import { ApiError } from '../api/api-error.js';
 import type { Health } from '../api/health.js';
-import { METRICS_PATH, type MetricsServing, metricsRoute, registerMetrics } from '../metrics/metrics-route.js';
 import { type HttpApp, listeningApp } from './listening-app.js';
+import { METRICS_PATH, type MetricsServing, metricsRoute, registerMetrics } from './metrics-route.js';
 import { checkedApp } from './request-checks.js';
 import type { Route } from './routes.js';
 import { type HttpRequest, type HttpResponse, loadUws, type TemplatedApp } from './uws.js';

@@ -4,15 +4,15 @@
 // request, like /healthz: Prometheus scrapes every few seconds. Served on
 // the HTTP port, or on a port of its own (`metrics.listen`).
 import { ApiError } from '../api/api-error.js';
-import { peerAddress } from '../http/client-address.js';
-import { type HttpApp, listeningApp } from '../http/listening-app.js';
-import { checkedApp } from '../http/request-checks.js';
-import type { Route } from '../http/routes.js';
-import { type HttpResponse, loadUws, type TemplatedApp } from '../http/uws.js';
-import { writeAnswer } from '../http/write-answer.js';
+import { METRICS_CONTENT_TYPE, type Metrics } from '../metrics/metrics.js';
 import { type Cidr, contains, parseCidr } from '../net/cidr.js';
 import { parseIp } from '../net/ip-address.js';
-import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.js';
+import { peerAddress } from './client-address.js';
+import { type HttpApp, listeningApp } from './listening-app.js';
+import { checkedApp } from './request-checks.js';
+import type { Route } from './routes.js';
+import { type HttpResponse, loadUws, type TemplatedApp } from './uws.js';
+import { writeAnswer } from './write-answer.js';
 
 export const METRICS_PATH = '/metrics';
 

@@ -7,9 +7,9 @@ import type { Logger } from 'pino';
 import { VERSION } from '../api/version.js';
 import type { Config } from '../config/config.js';
 import type { HttpApp } from '../http/listening-app.js';
+import { createMetricsApp, METRICS_PATH, MetricsAllowList, type MetricsServing, metricsRoute } from '../http/metrics-route.js';
 import type { Route } from '../http/routes.js';
 import { Metrics } from '../metrics/metrics.js';
-import { createMetricsApp, METRICS_PATH, MetricsAllowList, type MetricsServing, metricsRoute } from '../metrics/metrics-route.js';
 
 export interface NodeMetrics {
   metrics: Metrics;

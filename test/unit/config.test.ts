@@ -46,6 +46,8 @@ const SAMPLES: Record<string, [string, unknown]> = {
   trustProxy: ['10.0.0.0/8,2001:db8::1', ['10.0.0.0/8', '2001:db8::1']],
   trustProxyHeader: ['forwarded', 'forwarded'],
   optOutFile: ['/etc/selfscan/optout.txt', '/etc/selfscan/optout.txt'],
+  'metrics.listen': ['[::1]:9464', '[::1]:9464'],
+  'metrics.allow': ['10.0.0.0/8,fd00::/8', ['10.0.0.0/8', 'fd00::/8']],
   asnDatabase: ['/srv/asn.mmdb', '/srv/asn.mmdb'],
   redisUrl: ['unix:///run/redis.sock', 'unix:///run/redis.sock'],
   role: ['scanner', 'scanner'],

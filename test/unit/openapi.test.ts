@@ -218,8 +218,12 @@ describe('openApiDocument', () => {
     expect((schemas.Port!.properties as JsonObject).service).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] });
   });
 
-  it('lists the rate-limit headers on every response, Retry-After on 429; none on /healthz and the page’s assets, which are never limited', () => {
-    const unlimited: Record<string, string[]> = { '/healthz': ['200', '405', '503'], '/assets/{file}': ['200', '304', '404', '405'] };
+  it('lists the rate-limit headers on every response, Retry-After on 429; none on /healthz, /metrics and the page’s assets, which are never limited', () => {
+    const unlimited: Record<string, string[]> = {
+      '/healthz': ['200', '405', '503'],
+      '/metrics': ['200', '403', '405'],
+      '/assets/{file}': ['200', '304', '404', '405'],
+    };
     // A wrong method on an asset's path is charged like any request to the service.
     const chargedAnyway = new Set(['/assets/{file} 405']);
     for (const { path, method, op } of operations) {
