@@ -62,6 +62,10 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   expect(existsSync(join(app, 'node_modules/selfscan/test'))).toBe(false);
   // A cluster node reads its Lua scripts beside the compiled code.
   for (const script of luaScriptFiles()) expect(existsSync(join(app, `node_modules/selfscan/dist/redis/lua/${script}`))).toBe(true);
+  // The bundled ASN table ships with its data's licences; the CSV package it is built from does not.
+  expect(existsSync(join(app, 'node_modules/selfscan/dist/asn/asn-table.bin.br'))).toBe(true);
+  expect(existsSync(join(app, 'node_modules/selfscan/dist/asn/ip-location-db/DBIP-LICENSE'))).toBe(true);
+  expect(existsSync(join(app, 'node_modules/@ip-location-db'))).toBe(false);
 
   expect(execFileSync('npx', ['selfscan', '--version'], { cwd: app, env, encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
 

@@ -151,28 +151,46 @@ const HEADER_BYTES = MAGIC.length + 16;
 const padTo4 = (bytes: number): number => Math.ceil(bytes / 4) * 4;
 const bigEndianHost = endianness() === 'BE';
 
-/** Replaces each `width`-word row of `words` by its difference from the row before (or its sum, to undo). */
-function deltas(words: Uint32Array, width: number, undo: boolean): void {
-  const rows = words.length / width;
-  const previous = new Uint32Array(width);
-  const current = new Uint32Array(width);
-  for (let row = 0; row < rows; row++) {
-    const at = row * width;
-    let carry = 0;
-    for (let k = width - 1; k >= 0; k--) {
-      const value = words[at + k]!;
-      if (undo) {
-        const sum = value + previous[k]! + carry;
-        words[at + k] = sum >>> 0;
-        carry = sum > 0xffffffff ? 1 : 0;
-      } else {
-        current[k] = value;
-        const difference = value - previous[k]! - carry;
-        words[at + k] = difference >>> 0;
-        carry = difference < 0 ? 1 : 0;
-      }
+/** Replaces each row of IPv4 starts by its difference from the row before (the first stays). */
+function toDeltas4(words: Uint32Array): void {
+  for (let row = words.length - 1; row > 0; row--) words[row] = (words[row]! - words[row - 1]!) >>> 0;
+}
+
+/** Undoes toDeltas4. */
+function fromDeltas4(words: Uint32Array): void {
+  for (let row = 1; row < words.length; row++) words[row] = (words[row]! + words[row - 1]!) >>> 0;
+}
+
+/** Replaces each four-word row of IPv6 starts by its 128-bit difference from the row before. */
+function toDeltas6(words: Uint32Array): void {
+  for (let at = words.length - 4; at > 0; at -= 4) {
+    let borrow = 0;
+    for (let k = 3; k >= 0; k--) {
+      const difference = words[at + k]! - words[at - 4 + k]! - borrow;
+      words[at + k] = difference >>> 0;
+      borrow = difference < 0 ? 1 : 0;
     }
-    previous.set(undo ? words.subarray(at, at + width) : current);
+  }
+}
+
+/** Undoes toDeltas6: a running 128-bit sum, in four locals. */
+function fromDeltas6(words: Uint32Array): void {
+  let w0 = 0;
+  let w1 = 0;
+  let w2 = 0;
+  let w3 = 0;
+  for (let at = 0; at < words.length; at += 4) {
+    const s3 = w3 + words[at + 3]!;
+    const s2 = w2 + words[at + 2]! + (s3 > 0xffffffff ? 1 : 0);
+    const s1 = w1 + words[at + 1]! + (s2 > 0xffffffff ? 1 : 0);
+    w3 = s3 >>> 0;
+    w2 = s2 >>> 0;
+    w1 = s1 >>> 0;
+    w0 = (w0 + words[at]! + (s1 > 0xffffffff ? 1 : 0)) >>> 0;
+    words[at] = w0;
+    words[at + 1] = w1;
+    words[at + 2] = w2;
+    words[at + 3] = w3;
   }
 }
 
@@ -188,8 +206,8 @@ export function encodeCompactTable(table: AsnRangeTable, source: string): Buffer
   header.writeUInt32LE(ipv6.asns.length, 16);
   const v4Starts = ipv4.starts.slice();
   const v6Starts = ipv6.starts.slice();
-  deltas(v4Starts, 1, false);
-  deltas(v6Starts, 4, false);
+  toDeltas4(v4Starts);
+  toDeltas6(v6Starts);
   const words = [v4Starts, ipv4.asns.slice(), v6Starts, ipv6.asns.slice()].map((column) => {
     const bytes = Buffer.from(column.buffer, column.byteOffset, column.byteLength);
     return bigEndianHost ? Buffer.from(bytes).swap32() : bytes;
@@ -225,8 +243,8 @@ export function decodeCompactTable(file: Uint8Array): CompactAsnTable {
   };
   const ipv4 = { starts: take(v4), asns: take(v4) };
   const ipv6 = { starts: take(v6 * 4), asns: take(v6) };
-  deltas(ipv4.starts, 1, true);
-  deltas(ipv6.starts, 4, true);
+  fromDeltas4(ipv4.starts);
+  fromDeltas6(ipv6.starts);
   return new CompactAsnTable(source, ipv4, ipv6);
 }
 
