@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { gzip, gzipSync } from 'node:zlib';
 
 import type { ErrorAnswer } from '../api/api-error.js';
+import { HeaderBlock, statusLine } from './header-block.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 const gzipAsync = promisify(gzip);
@@ -23,7 +24,8 @@ const SMALL_BODY_BYTES = 16 * 1024;
 export type Headers = Record<string, string>;
 
 const JSON_HEADERS: Headers = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
-const GZIPPED_JSON: Headers = { ...JSON_HEADERS, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' };
+const PLAIN_JSON = new HeaderBlock(JSON_HEADERS);
+const GZIPPED_JSON = new HeaderBlock({ ...JSON_HEADERS, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
 
 /** A JSON body that never changes (the OpenAPI document): serialised and compressed once, answered at once whatever its size. */
 export interface PreparedJson {
@@ -119,7 +121,7 @@ export class Exchange {
    * a body too large to compress on the event loop.
    * `more` are headers of this answer beside the shared `headers`.
    */
-  jsonText(status: string, text: string | Buffer, headers: Headers = {}, more?: Headers): void | Promise<void> {
+  jsonText(status: string, text: string | Buffer, headers: Headers = {}, more?: Headers | HeaderBlock): void | Promise<void> {
     if (text.length >= GZIP_MIN_BYTES && this.acceptsGzip) {
       if (text.length <= GZIP_SYNC_MAX_BYTES) return this.writeJson(status, gzipSync(text), true, headers, more);
       return gzipAsync(text).then((compressed) => this.writeJson(status, compressed, true, headers, more));
@@ -133,8 +135,8 @@ export class Exchange {
     this.writeJson(status, compressed ? body.gzipped : body.plain, compressed, headers, undefined);
   }
 
-  private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: Headers | undefined): void {
-    this.write(status, bytes, compressed ? GZIPPED_JSON : JSON_HEADERS, headers, more);
+  private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: Headers | HeaderBlock | undefined): void {
+    this.write(status, bytes, compressed ? GZIPPED_JSON : PLAIN_JSON, headers, more);
   }
 
   /**
@@ -142,19 +144,23 @@ export class Exchange {
    * describe them (type, encoding, caching), `headers` the shared ones and
    * `more` this answer's others. A 304 or a HEAD request sends no body.
    */
-  write(status: string, bytes: Buffer, own: Headers, headers: Headers = {}, more?: Headers): void {
-    this.cork(() => {
-      const res = this.res.writeStatus(status);
-      for (const name in own) res.writeHeader(name, own[name]!);
-      for (const name in headers) res.writeHeader(name, headers[name]!);
-      for (const name in more) res.writeHeader(name, more[name]!);
-      if (this.head || status.startsWith('304')) {
-        // endWithoutBody(length) would leave uWS waiting for `length` bytes, the response
-        // pending and a pipelined request behind it closing the connection.
-        res.writeHeader('Content-Length', String(bytes.length)).endWithoutBody();
-        this.finished = true;
-      } else this.end(bytes);
-    });
+  write(status: string, bytes: Buffer, own: Headers | HeaderBlock, headers: Headers = {}, more?: Headers | HeaderBlock): void {
+    // Within the uWS callback (the request still readable) uWS has corked the response already.
+    if (this.req !== undefined) this.writeCorked(status, bytes, own, headers, more);
+    else this.cork(() => this.writeCorked(status, bytes, own, headers, more));
+  }
+
+  private writeCorked(status: string, bytes: Buffer, own: Headers | HeaderBlock, headers: Headers, more: Headers | HeaderBlock | undefined): void {
+    const res = this.res.writeStatus(statusLine(status));
+    writeHeaders(res, own);
+    writeHeaders(res, headers);
+    writeHeaders(res, more);
+    if (this.head || status.startsWith('304')) {
+      // endWithoutBody(length) would leave uWS waiting for `length` bytes, the response
+      // pending and a pipelined request behind it closing the connection.
+      res.writeHeader('Content-Length', String(bytes.length)).endWithoutBody();
+      this.finished = true;
+    } else this.end(bytes);
   }
 
   /** Answers with an error's status line, JSON Error body and headers. */
@@ -185,4 +191,9 @@ export class Exchange {
       return sent;
     });
   }
+}
+
+function writeHeaders(res: HttpResponse, headers: Headers | HeaderBlock | undefined): void {
+  if (headers instanceof HeaderBlock) return headers.writeTo(res);
+  for (const name in headers) res.writeHeader(name, headers[name]!);
 }

@@ -5,14 +5,17 @@ import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import { isFinal } from '../model/scan-record.js';
 import type { Exchange, Headers } from './exchange.js';
+import { HeaderBlock } from './header-block.js';
 import { readRegionsParam, regionsAskedOf } from './regions-param.js';
 import type { Handler, RouteContext } from './route-context.js';
 
 interface EncodedBody {
   bytes: Buffer;
   /** X-Scan-Duration-Ms of a complete scan. */
-  headers: Headers;
+  headers: HeaderBlock;
 }
+
+const NO_MORE_HEADERS = new HeaderBlock({});
 
 /** Finished bodies encoded once: the service hands out the same object each time. */
 const encoded = new WeakMap<ScanResult, EncodedBody>();
@@ -20,7 +23,7 @@ const encoded = new WeakMap<ScanResult, EncodedBody>();
 function encode(body: ScanResult): EncodedBody {
   let entry = encoded.get(body);
   if (entry === undefined) {
-    const headers: Headers = body.status === 'complete' ? { 'X-Scan-Duration-Ms': String(body.duration_ms) } : {};
+    const headers = body.status === 'complete' ? new HeaderBlock({ 'X-Scan-Duration-Ms': String(body.duration_ms) }) : NO_MORE_HEADERS;
     entry = { bytes: Buffer.from(JSON.stringify(body)), headers };
     if (body.status !== 'none' && isFinal(body.status)) encoded.set(body, entry);
   }
