@@ -3,6 +3,10 @@
 // the API on another origin. Only the origins the operator configured may
 // read the answers; every other origin gets no CORS header at all.
 import type { Headers } from './exchange.js';
+import type { HttpRequest } from './uws.js';
+
+/** uWS converts a string key to UTF-8 on every call, a Buffer it reads as is. */
+const ORIGIN = Buffer.from('origin');
 
 /** The response headers a pane needs to read: the limits and the wait. */
 const EXPOSED = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Scan-Duration-Ms';
@@ -18,6 +22,11 @@ export class CorsPolicy {
 
   get origins(): readonly string[] {
     return [...this.allowed];
+  }
+
+  /** The CORS headers for `req` (read in the uWS callback); its Origin header is read only when some origin is allowed. */
+  headersForRequest(req: HttpRequest): Headers | null {
+    return this.allowed.size === 0 ? null : this.headersFor(req.getHeader(ORIGIN));
   }
 
   /** The CORS headers for a request with this Origin header; null: none (same origin, or not allowed). */

@@ -5,9 +5,12 @@ import { ApiError } from '../api/api-error.js';
 import { type RegionsAsked, refuseRegions, regionsKey } from '../api/regions-asked.js';
 import type { HttpRequest } from './uws.js';
 
+/** The parameter's name as bytes: uWS converts a string key to UTF-8 on every call (its types admit only a string key). */
+const REGIONS = Buffer.from('regions') as unknown as string;
+
 /** The raw `regions` parameter; undefined when the query has none. */
 export function readRegionsParam(req: HttpRequest): string | undefined {
-  return req.getQuery('regions');
+  return req.getQuery(REGIONS);
 }
 
 /** The regions a request asked for; undefined for a scan from one place; `invalid_regions` when malformed. */

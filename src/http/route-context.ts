@@ -49,6 +49,9 @@ export interface HandleOptions {
   errorPage?: (exchange: Exchange, answer: ErrorAnswer) => void | Promise<void>;
 }
 
+/** A charged request answered as JSON: the options of most routes, not made per request. */
+const DEFAULT_HANDLING: HandleOptions = Object.freeze({});
+
 /** The headers of a response that carries no X-RateLimit-* headers; never changed. */
 const NO_HEADERS: Headers = Object.freeze({}) as Headers;
 
@@ -116,7 +119,7 @@ export class RouteContext {
    * promise or closure here. A HEAD request of a GET route is `method` GET
    * answered without its body.
    */
-  handle(res: HttpResponse, req: HttpRequest, routeMethod: string, path: string, handler: Handler, options: HandleOptions = {}): void {
+  handle(res: HttpResponse, req: HttpRequest, routeMethod: string, path: string, handler: Handler, options: HandleOptions = DEFAULT_HANDLING): void {
     const startedAt = Date.now();
     const began = performance.now();
     const method = routeMethod === 'GET' && req.getMethod() === 'head' ? 'HEAD' : routeMethod;
@@ -124,7 +127,7 @@ export class RouteContext {
     const { clientAddress, admission, cors } = this.options;
     const peer = peerAddress(res);
     const ip = clientAddress.isTrustedProxy(peer) ? clientAddress.resolve(peer, headerLines(req, clientAddress.header)) : peer;
-    const crossOrigin = cors.headersFor(req.getHeader('origin'));
+    const crossOrigin = cors.headersForRequest(req);
     const { charge = 'charged', errorPage } = options;
     if (admission.edgeLimited && charge === 'charged') {
       const request: RequestFacts = { method, path, ip, startedAt, began };
