@@ -1,11 +1,20 @@
 // One HTTP request/response on uWebSockets.js, made safe for async work:
 // a response kept open past the uWS callback registers onAborted, writes
 // only while the client is there and corks every write. It compresses JSON
-// for clients that accept gzip and streams large bodies with backpressure
-// (tryEnd/onWritable). Bodies of ordinary size are compressed within the
-// uWS callback: uWS closes a connection whose next pipelined request
-// arrives while an answer is still pending, so an answer that can be
-// written at once is.
+// for clients that accept gzip.
+//
+// Pipelining: uWS parses every request of a read in one loop and closes the
+// connection when it parses a request while the answer before it is still
+// pending (HttpContext.h: "Are we not ready for another request yet?
+// Terminate the connection."), before any handler of ours sees it. So an
+// answer whose bytes exist within the uWS callback is ended there, whatever
+// its size: uWS keeps what the socket cannot take yet, and the next request
+// is answered after it. An answer that waits on I/O (a scan start, a rate
+// limit, a v2 stream) stops the connection's reads while it is pending, so
+// a request the client sends behind it waits in the kernel and is read
+// after that answer ends. A request that came in the same read as such an
+// answer's request is one uWS closes the connection for; nothing here can
+// keep it.
 import { promisify } from 'node:util';
 import { gzip, gzipSync } from 'node:zlib';
 
@@ -18,8 +27,6 @@ const gzipAsync = promisify(gzip);
 const GZIP_MIN_BYTES = 1024;
 /** Larger bodies are compressed off the event loop (about 1 ms of CPU per 64 KiB). */
 const GZIP_SYNC_MAX_BYTES = 64 * 1024;
-/** Bodies uWS may hold whole when the socket pushes back; larger ones go out as it drains. */
-const SMALL_BODY_BYTES = 16 * 1024;
 
 export type Headers = Record<string, string>;
 
@@ -54,6 +61,8 @@ export class Exchange {
   private req: HttpRequest | undefined;
   private acceptEncoding: string | undefined;
   private held = false;
+  /** The connection's reads are paused while this response is pending (see holdOpen). */
+  private readsPaused = false;
   /** The response has been written whole. */
   private finished = false;
   private abortHandlers: (() => void)[] | undefined;
@@ -85,13 +94,18 @@ export class Exchange {
   /**
    * Keeps the response open past the uWS callback: uWS then needs to be
    * told if the client goes away, and the request's headers are copied
-   * while they can be read. Must be called before that callback returns;
-   * an answer written at once does without it.
+   * while they can be read. Unless the request has a body, the connection
+   * reads nothing more until the response ends (a request pipelined behind
+   * it waits in the kernel's receive buffer), or until a write the socket
+   * could not take makes uSockets poll it for reads and writes again. Must
+   * be called before that callback returns; an answer written at once does
+   * without it.
    */
   holdOpen(): void {
     if (this.held || this.finished) return;
     this.held = true;
     this.readAcceptEncoding(); // the request cannot be read after the callback
+    const req = this.req;
     this.req = undefined;
     this.res.onAborted(() => {
       this.aborted = true;
@@ -99,6 +113,43 @@ export class Exchange {
       this.abortHandlers = undefined;
       for (const handler of handlers) handler();
     });
+    // A request with a body still has bytes to read: its reads go on.
+    if (req !== undefined && !hasBody(req)) {
+      this.res.pause();
+      this.readsPaused = true;
+    }
+  }
+
+  /** Reads again before the response ends (after it, `res` may not be touched): the next request is read after this answer. */
+  private resumeReads(): void {
+    if (!this.readsPaused) return;
+    this.readsPaused = false;
+    this.res.resume();
+  }
+
+  /**
+   * Writes a piece of a streamed body (chunked); false when the socket
+   * pushed back (then uSockets polls the connection for reads and writes
+   * again, so its reads are no longer paused).
+   */
+  writeChunk(chunk: string | Uint8Array): boolean {
+    if (this.res.write(chunk)) return true;
+    this.readsPaused = false;
+    return false;
+  }
+
+  /** Ends a streamed response (inside a cork). */
+  endStream(): void {
+    this.resumeReads();
+    this.res.end();
+    this.finished = true;
+  }
+
+  /** Ends a response that has no body (inside a cork): a HEAD answer, its head written. */
+  endWithoutBody(): void {
+    this.resumeReads();
+    this.res.endWithoutBody();
+    this.finished = true;
   }
 
   /** Runs `handler` if the client goes away before the response ends. */
@@ -158,8 +209,8 @@ export class Exchange {
     if (this.head || status.startsWith('304')) {
       // endWithoutBody(length) would leave uWS waiting for `length` bytes, the response
       // pending and a pipelined request behind it closing the connection.
-      res.writeHeader('Content-Length', String(bytes.length)).endWithoutBody();
-      this.finished = true;
+      res.writeHeader('Content-Length', String(bytes.length));
+      this.endWithoutBody();
     } else this.end(bytes);
   }
 
@@ -169,28 +220,23 @@ export class Exchange {
   }
 
   /**
-   * Ends the response with `payload` (inside a cork), holding no more of a
-   * large one in memory than the socket cannot take yet.
+   * Ends the response with `payload` (inside a cork), whatever its size:
+   * uWS keeps what the socket cannot take yet (a copy of it) and sends it
+   * as the socket drains. Left pending instead (tryEnd and onWritable), the
+   * answer would make uWS close the connection at the next pipelined
+   * request, losing it and the rest of this answer.
    */
   end(payload: Buffer): void {
-    const res = this.res;
-    if (payload.length <= SMALL_BODY_BYTES) {
-      res.end(payload);
-      this.finished = true;
-      return;
-    }
-    const startOffset = res.getWriteOffset();
-    const [ok, done] = res.tryEnd(payload, payload.length);
-    if (ok || done) {
-      this.finished = true;
-      return;
-    }
-    this.holdOpen();
-    res.onWritable((offset) => {
-      const [sent] = res.tryEnd(payload.subarray(offset - startOffset), payload.length);
-      return sent;
-    });
+    this.resumeReads();
+    this.res.end(payload);
+    this.finished = true;
   }
+}
+
+/** Whether `req` announces a body (RFC 9112 §6.3: a Transfer-Encoding, or a Content-Length above 0). */
+function hasBody(req: HttpRequest): boolean {
+  const length = req.getHeader('content-length');
+  return req.getHeader('transfer-encoding') !== '' || (length !== '' && length !== '0');
 }
 
 function writeHeaders(res: HttpResponse, headers: Headers | HeaderBlock | undefined): void {

@@ -159,7 +159,7 @@ async function sendWebResponse(exchange: Exchange, response: Response, extra: He
     await response.body?.cancel();
     exchange.cork(() => {
       writeHead();
-      res.endWithoutBody();
+      exchange.endWithoutBody();
     });
   } else if (response.body === null || !/^text\/event-stream\b/i.test(contentType)) {
     const payload = Buffer.from(await response.arrayBuffer());
@@ -215,7 +215,7 @@ async function pipeStream(exchange: Exchange, reader: ReadableStreamDefaultReade
     if (chunk.done) {
       exchange.cork(() => {
         if (!headWritten) writeHead();
-        res.end();
+        exchange.endStream();
       });
       return;
     }
@@ -224,7 +224,7 @@ async function pipeStream(exchange: Exchange, reader: ReadableStreamDefaultReade
     exchange.cork(() => {
       if (!headWritten) writeHead();
       headWritten = true;
-      flowing = res.write(chunk.value);
+      flowing = exchange.writeChunk(chunk.value);
     });
     if (!flowing && !exchange.aborted) await new Promise<void>((resolve) => (wake = resolve));
   }

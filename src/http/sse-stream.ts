@@ -63,14 +63,14 @@ export class SseStream {
   private flush(): void {
     while (!this.backpressured && this.queue.length > 0) this.write(this.queue.shift()!.text);
     if (!this.backpressured && this.ending && this.queue.length === 0 && !this.closed) {
-      this.exchange.res.end();
+      this.exchange.endStream();
       this.close();
     }
   }
 
   /** Writes (uWS keeps what the socket cannot take yet) and notes pushback. */
   private write(text: string): void {
-    if (this.exchange.res.write(text)) return;
+    if (this.exchange.writeChunk(text)) return;
     this.backpressured = true;
     this.exchange.res.onWritable(() => {
       this.backpressured = false;
