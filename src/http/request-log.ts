@@ -41,12 +41,19 @@ export function createRequestLog(logger: Logger): RequestLog {
     }
     return part;
   };
+  // Statuses are ours (a status code, `aborted`, an error code): a few dozen parts, kept.
+  const statusParts = new Map<string, string>();
+  const statusPart = (status: string): string => {
+    let part = statusParts.get(status);
+    if (part === undefined) statusParts.set(status, (part = `","status":${quoted(status)},"ms":`));
+    return part;
+  };
   return (method, path, ip, status, startedAt) => {
     const time = Date.now();
     if (time !== lastTime) {
       lastTime = time;
       lastStart = head + String(time);
     }
-    stream.write(`${lastStart}${routePart(method, path)}${ip}","status":${quoted(status)},"ms":${time - startedAt},"msg":"request"}\n`);
+    stream.write(`${lastStart}${routePart(method, path)}${ip}${statusPart(status)}${time - startedAt},"msg":"request"}\n`);
   };
 }
