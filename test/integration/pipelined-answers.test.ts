@@ -122,6 +122,13 @@ class RawConnection {
 
 const notFound = (path: string): string => `no such endpoint: ${path}`;
 
+/** Sends one more GET on `connection` and expects its 404 as answer number `count`, the connection still open. */
+async function expectStillServing(connection: RawConnection, path: string, count: number): Promise<void> {
+  connection.socket.write(get(path));
+  expect((await connection.until(count))[count - 1]).toMatchObject({ status: 404 });
+  expect(connection.closed).toBe(false);
+}
+
 describe('pipelined requests', () => {
   it('answers three requests with answers of about 100 bytes, in order, and keeps the connection', async () => {
     const connection = new RawConnection();
@@ -134,9 +141,7 @@ describe('pipelined requests', () => {
         expect(answer.body.length).toBeLessThan(200);
         expect(JSON.parse(answer.body).reason).toBe(notFound(paths[i]!));
       }
-      connection.socket.write(get('/nope-4'));
-      expect((await connection.until(4))[3]).toMatchObject({ status: 404 });
-      expect(connection.closed).toBe(false);
+      await expectStillServing(connection, '/nope-4', 4);
     } finally {
       connection.close();
     }
@@ -163,9 +168,7 @@ describe('pipelined requests', () => {
       }
       expect(answers[large]).toMatchObject({ status: 404 });
       expect(JSON.parse(answers[large]!.body).reason).toBe(notFound('/nope-after'));
-      connection.socket.write(get('/nope-again'));
-      expect((await connection.until(large + 2))[large + 1]).toMatchObject({ status: 404 });
-      expect(connection.closed).toBe(false);
+      await expectStillServing(connection, '/nope-again', large + 2);
     } finally {
       connection.close();
     }
@@ -185,9 +188,7 @@ describe('pipelined requests', () => {
       expect(after!.status).toBe(404);
       expect(JSON.parse(after!.body).reason).toBe(notFound('/nope-behind-stream'));
       expect(answersIn(connection.received).rest).toBe(connection.received.length); // nothing else came
-      connection.socket.write(get('/nope-again'));
-      expect((await connection.until(3))[2]).toMatchObject({ status: 404 });
-      expect(connection.closed).toBe(false);
+      await expectStillServing(connection, '/nope-again', 3);
     } finally {
       connection.close();
     }

@@ -9,7 +9,7 @@ import { endianness } from 'node:os';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 
 import type { AsnLookup } from './asn-lookup.js';
-import { type AsnRangeTable, parseIpv4, parseIpv6, type RangeColumns } from './asn-range-table.js';
+import { type AsnRangeTable, compareRows, lastStartAtOrBelow, lookupAsn, type RangeColumns } from './asn-range-table.js';
 
 /** Where the build writes the table, its licences and credits: dist/asn, from src/ or dist/ alike. */
 export const BUNDLED_ASN_DIR = new URL('../../../dist/asn/', import.meta.url);
@@ -34,17 +34,11 @@ export class CompactAsnTable implements AsnLookup {
   ) {}
 
   asnOf(ip: string): number | null {
-    let asn: number;
-    if (ip.includes(':')) {
-      if (!parseIpv6(ip, scratch)) return null;
-      asn = findIpv6(this.ipv6, scratch);
-    } else {
-      const address = parseIpv4(ip);
-      if (address < 0) return null;
-      asn = findIpv4(this.ipv4, address);
-    }
-    // AS 0 is a gap, or a range for "no AS" (RFC 7607): both read as no AS.
-    return asn === 0 ? null : asn;
+    return lookupAsn(
+      ip,
+      (address) => findIpv4(this.ipv4, address),
+      (words) => findIpv6(this.ipv6, words),
+    );
   }
 
   /** Rows per family, gaps included. */
@@ -53,47 +47,13 @@ export class CompactAsnTable implements AsnLookup {
   }
 }
 
-const scratch = new Uint32Array(4);
-
 function findIpv4({ starts, asns }: BoundaryColumns, address: number): number {
-  let low = 0;
-  let high = asns.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    if (starts[mid]! <= address) {
-      found = mid;
-      low = mid + 1;
-    } else {
-      high = mid - 1;
-    }
-  }
+  const found = lastStartAtOrBelow(asns.length, (row) => starts[row]! <= address);
   return found >= 0 ? asns[found]! : 0;
 }
 
-/** -1, 0 or 1 as IPv6 start `row` is below, at or above `address`. */
-function compareStart(starts: Uint32Array, row: number, address: Uint32Array): number {
-  for (let k = 0; k < 4; k++) {
-    const a = starts[row * 4 + k]!;
-    const b = address[k]!;
-    if (a !== b) return a < b ? -1 : 1;
-  }
-  return 0;
-}
-
 function findIpv6({ starts, asns }: BoundaryColumns, address: Uint32Array): number {
-  let low = 0;
-  let high = asns.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    if (compareStart(starts, mid, address) <= 0) {
-      found = mid;
-      low = mid + 1;
-    } else {
-      high = mid - 1;
-    }
-  }
+  const found = lastStartAtOrBelow(asns.length, (row) => compareRows(starts, row, address, 0, 4) <= 0);
   return found >= 0 ? asns[found]! : 0;
 }
 

@@ -60,17 +60,11 @@ export class AsnRangeTable implements AsnLookup {
   ) {}
 
   asnOf(ip: string): number | null {
-    let asn: number;
-    if (ip.includes(':')) {
-      if (!parseIpv6(ip, lookupScratch)) return null;
-      asn = findIpv6(this.ipv6, lookupScratch);
-    } else {
-      const address = parseIpv4(ip);
-      if (address < 0) return null;
-      asn = findIpv4(this.ipv4, address);
-    }
-    // AS 0 means "no AS" (RFC 7607), so a row for it reads like no row at all.
-    return asn === 0 ? null : asn;
+    return lookupAsn(
+      ip,
+      (address) => findIpv4(this.ipv4, address),
+      (words) => findIpv6(this.ipv6, words),
+    );
   }
 
   /** Range counts and what the build skipped. */
@@ -95,6 +89,24 @@ export async function openRangeTable(from: RangeTableSource): Promise<AsnRangeTa
 // --- addresses ---------------------------------------------------------------
 
 const lookupScratch = new Uint32Array(4);
+
+/**
+ * The AS of `ip` found by a table's per-family search (an IPv4 address as a
+ * number, an IPv6 one as four 32-bit words); null when `ip` does not parse,
+ * or the AS is 0: a gap, or "no AS" (RFC 7607), which read alike.
+ */
+export function lookupAsn(ip: string, findV4: (address: number) => number, findV6: (words: Uint32Array) => number): number | null {
+  let asn: number;
+  if (ip.includes(':')) {
+    if (!parseIpv6(ip, lookupScratch)) return null;
+    asn = findV6(lookupScratch);
+  } else {
+    const address = parseIpv4(ip);
+    if (address < 0) return null;
+    asn = findV4(address);
+  }
+  return asn === 0 ? null : asn;
+}
 const ipv6Groups = new Uint16Array(8);
 
 /**
@@ -185,26 +197,34 @@ export function parseIpv6(text: string, out: Uint32Array): boolean {
 
 // --- search ------------------------------------------------------------------
 
-/** The AS of `address` in IPv4 columns, 0 when no range holds it. */
-function findIpv4(columns: RangeColumns, address: number): number {
-  const { starts, ends, asns } = columns;
+/**
+ * The last of `rows` rows, sorted by start, whose start is at or below the
+ * address `startAtOrBelow` compares with; -1 when none is.
+ */
+export function lastStartAtOrBelow(rows: number, startAtOrBelow: (row: number) => boolean): number {
   let low = 0;
-  let high = starts.length - 1;
+  let high = rows - 1;
   let found = -1;
   while (low <= high) {
     const mid = (low + high) >>> 1;
-    if (starts[mid]! <= address) {
+    if (startAtOrBelow(mid)) {
       found = mid;
       low = mid + 1;
     } else {
       high = mid - 1;
     }
   }
+  return found;
+}
+
+/** The AS of `address` in IPv4 columns, 0 when no range holds it. */
+function findIpv4({ starts, ends, asns }: RangeColumns, address: number): number {
+  const found = lastStartAtOrBelow(asns.length, (row) => starts[row]! <= address);
   return found >= 0 && address <= ends[found]! ? asns[found]! : 0;
 }
 
 /** Compares the `width`-word address at row `row` of `words` with the one at row `other` of `others`. */
-function compareRows(words: ArrayLike<number>, row: number, others: ArrayLike<number>, other: number, width: number): number {
+export function compareRows(words: ArrayLike<number>, row: number, others: ArrayLike<number>, other: number, width: number): number {
   for (let k = 0; k < width; k++) {
     const a = words[row * width + k]!;
     const b = others[other * width + k]!;
@@ -214,20 +234,8 @@ function compareRows(words: ArrayLike<number>, row: number, others: ArrayLike<nu
 }
 
 /** The AS of a four-word `address` in IPv6 columns, 0 when no range holds it. */
-function findIpv6(columns: RangeColumns, address: Uint32Array): number {
-  const { starts, ends, asns } = columns;
-  let low = 0;
-  let high = asns.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    if (compareRows(starts, mid, address, 0, 4) <= 0) {
-      found = mid;
-      low = mid + 1;
-    } else {
-      high = mid - 1;
-    }
-  }
+function findIpv6({ starts, ends, asns }: RangeColumns, address: Uint32Array): number {
+  const found = lastStartAtOrBelow(asns.length, (row) => compareRows(starts, row, address, 0, 4) <= 0);
   return found >= 0 && compareRows(ends, found, address, 0, 4) >= 0 ? asns[found]! : 0;
 }
 
