@@ -126,6 +126,9 @@ async function streamMemory(): Promise<string[]> {
     concurrency: { fast: 100_000, deep: 1 },
     sseKeepAliveSeconds: 15,
     dns: { servers: silentDns.map((dns) => dns.address), timeoutMs: 600_000 },
+    // Without the facts stage: it waits for the PTR name before a chunk with open ports counts, so the
+    // blocking scan's sweep would never show done while DNS stays silent (loopback has listeners).
+    exposure: { facts: false, fingerprintDays: 30 },
     limits: limitsOff(),
   };
   serverChild = await spawnServer(config);

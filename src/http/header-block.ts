@@ -2,7 +2,6 @@
 // uWS converts every string it is given to UTF-8 on each call and copies a
 // Buffer as it is: on the GET of a kept result, converting the same few
 // header names and values cost more than anything else the answer does.
-import type { Headers } from './exchange.js';
 import type { HttpResponse } from './uws.js';
 
 /** Headers that never change (a JSON answer's type and caching, a kept result's duration), as bytes. */
@@ -10,7 +9,7 @@ export class HeaderBlock {
   /** Name, value, name, value… */
   private readonly lines: Buffer[];
 
-  constructor(readonly headers: Readonly<Headers>) {
+  constructor(readonly headers: Readonly<Record<string, string>>) {
     this.lines = Object.entries(headers).flatMap(([name, value]) => [Buffer.from(name), Buffer.from(value)]);
   }
 
