@@ -4,7 +4,7 @@
 // itself a trusted proxy. The walk never passes a hop it cannot read: what
 // lies left of it was written by someone untrusted. Nothing else a client
 // sends (other headers, query, body) can change the address.
-import { type Cidr, contains, parseCidr } from '../net/cidr.js';
+import { type Cidr, containedInAny, parseCidr } from '../net/cidr.js';
 import { type IpAddress, normaliseIp, parseIp } from '../net/ip-address.js';
 import { hopsFromRight, type ProxyHeader } from './forwarded-hops.js';
 import type { HttpResponse } from './uws.js';
@@ -53,7 +53,7 @@ export class ClientAddressResolver {
   }
 
   private isTrusted(address: IpAddress): boolean {
-    return this.trusted.some((range) => contains(range, address));
+    return containedInAny(this.trusted, address);
   }
 
   /** Whether `peer` (canonical, as peerAddress gives it) is a trusted proxy: only then is `header` read. */

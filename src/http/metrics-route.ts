@@ -5,7 +5,7 @@
 // the HTTP port, or on a port of its own (`metrics.listen`).
 import { ApiError } from '../api/api-error.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from '../metrics/metrics.js';
-import { type Cidr, contains, parseCidr } from '../net/cidr.js';
+import { type Cidr, containedInAny, parseCidr } from '../net/cidr.js';
 import { parseIp } from '../net/ip-address.js';
 import { peerAddress } from './client-address.js';
 import { type HttpApp, listeningApp } from './listening-app.js';
@@ -25,8 +25,7 @@ export class MetricsAllowList {
   }
 
   allows(ip: string): boolean {
-    const address = parseIp(ip);
-    return this.networks.some((network) => contains(network, address));
+    return containedInAny(this.networks, parseIp(ip));
   }
 }
 

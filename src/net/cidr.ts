@@ -52,3 +52,8 @@ export function formatCidr(cidr: Cidr): string {
 export function contains(cidr: Cidr, address: IpAddress): boolean {
   return address.kind() === cidr.address.kind() && address.match(cidr.address, cidr.prefix);
 }
+
+/** Whether `address` lies in any of `cidrs`. */
+export function containedInAny(cidrs: readonly Cidr[], address: IpAddress): boolean {
+  return cidrs.some((cidr) => contains(cidr, address));
+}
