@@ -135,8 +135,8 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     return { ok: up, role, region: scan ? scannerRegion : (config.region ?? null), redis: up ? 'up' : 'down', jobsInHand, engine };
   };
   // Chunk jobs waiting in each region's queue this node knows: every live region's on an API node, its own on a scanner node.
-  const announced = new ScannerRegions(redis, []);
-  const queueRegions = serveApi ? () => announced.known('all') : async () => [scannerRegion];
+  const registry = new ScannerRegions(redis, []);
+  const queueRegions = serveApi ? () => registry.known('all') : async () => [scannerRegion];
   metrics.gaugeBy('selfscan_queue_depth', 'Chunk jobs waiting in line, by queue (the region whose scanner nodes run them)', 'queue', async () =>
     Object.fromEntries(await Promise.all((await queueRegions()).map(async (region) => [region, await dispatch.waiting(region)]))),
   );
