@@ -15,24 +15,44 @@ import type { HttpResponse } from './uws.js';
  */
 export const MAX_TRUSTED_HOPS = 16;
 
-/** Recently seen peers, already in canonical form: parsing costs more than the rest of a GET. */
-const canonical = new Map<string, string>();
+/**
+ * Recently seen peers in canonical form, by their address bytes: an IPv4
+ * address (also as `::ffff:a.b.c.d`) by its 32-bit value, any other by the
+ * bytes as text. Formatting and parsing text costs more than the rest of a GET.
+ */
+const canonical = new Map<number | string, string>();
 /** How many peers each cache of facts about them holds before it starts afresh. */
 const PEER_CACHE_SIZE = 4096;
 
-/** Decodes the address text uWS gives as an ArrayBuffer, without a view on it. */
-const addressText = new TextDecoder('latin1');
+/** Decodes what uWS gives as an ArrayBuffer, without a view on it. */
+const latin1 = new TextDecoder('latin1');
 
 /** The socket peer in canonical form; must be read synchronously in the handler. */
 export function peerAddress(res: HttpResponse): string {
-  const text = addressText.decode(res.getRemoteAddressAsText());
-  let ip = canonical.get(text);
+  const key = addressKey(new Uint8Array(res.getRemoteAddress()));
+  let ip = canonical.get(key);
   if (ip === undefined) {
-    ip = normaliseIp(text);
+    ip = normaliseIp(latin1.decode(res.getRemoteAddressAsText()));
     if (canonical.size >= PEER_CACHE_SIZE) canonical.clear();
-    canonical.set(text, ip);
+    canonical.set(key, ip);
   }
   return ip;
+}
+
+function addressKey(bytes: Uint8Array): number | string {
+  if (bytes.length === 4) return ipv4Value(bytes, 0);
+  if (bytes.length === 16 && isIpv4Mapped(bytes)) return ipv4Value(bytes, 12);
+  return latin1.decode(bytes);
+}
+
+function ipv4Value(bytes: Uint8Array, at: number): number {
+  return bytes[at]! * 0x1000000 + bytes[at + 1]! * 0x10000 + bytes[at + 2]! * 0x100 + bytes[at + 3]!;
+}
+
+/** `::ffff:0:0/96`: ten zero bytes, then two of 0xff. */
+function isIpv4Mapped(bytes: Uint8Array): boolean {
+  for (let i = 0; i < 10; i++) if (bytes[i] !== 0) return false;
+  return bytes[10] === 0xff && bytes[11] === 0xff;
 }
 
 export class ClientAddressResolver {

@@ -34,14 +34,28 @@ const JSON_HEADERS: Headers = { 'Content-Type': 'application/json', 'Cache-Contr
 const PLAIN_JSON = new HeaderBlock(JSON_HEADERS);
 const GZIPPED_JSON = new HeaderBlock({ ...JSON_HEADERS, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' });
 
-/** A JSON body that never changes (the OpenAPI document): serialised and compressed once, answered at once whatever its size. */
-export interface PreparedJson {
-  plain: Buffer;
-  gzipped: Buffer;
+/**
+ * A JSON body that never changes (the OpenAPI document, a finished scan's
+ * result): serialised once, compressed once the first time a client
+ * accepts gzip, answered at once whatever its size.
+ */
+export class PreparedJson {
+  private compressed: Buffer | undefined;
+
+  constructor(readonly plain: Buffer) {}
+
+  /** Whether it is large enough to be worth compressing. */
+  get compressible(): boolean {
+    return this.plain.length >= GZIP_MIN_BYTES;
+  }
+
+  get gzipped(): Buffer {
+    return (this.compressed ??= gzipSync(this.plain));
+  }
 }
 
 export function prepareJson(text: string): PreparedJson {
-  return { plain: Buffer.from(text), gzipped: gzipSync(text) };
+  return new PreparedJson(Buffer.from(text));
 }
 
 /** Whether an Accept-Encoding header names `encoding` with a weight above 0. */
@@ -180,10 +194,10 @@ export class Exchange {
     this.writeJson(status, typeof text === 'string' ? Buffer.from(text) : text, false, headers, more);
   }
 
-  /** Answers with a prepared body within the uWS callback, compressed for a client that accepts gzip. */
-  preparedJson(status: string, body: PreparedJson, headers: Headers): void {
-    const compressed = this.acceptsGzip;
-    this.writeJson(status, compressed ? body.gzipped : body.plain, compressed, headers, undefined);
+  /** Answers with a prepared body within the uWS callback, compressed when it is worth it and the client accepts gzip. */
+  preparedJson(status: string, body: PreparedJson, headers: Headers, more?: Headers | HeaderBlock): void {
+    const compressed = body.compressible && this.acceptsGzip;
+    this.writeJson(status, compressed ? body.gzipped : body.plain, compressed, headers, more);
   }
 
   private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: Headers | HeaderBlock | undefined): void {
@@ -202,16 +216,23 @@ export class Exchange {
   }
 
   private writeCorked(status: string, bytes: Buffer, own: Headers | HeaderBlock, headers: Headers, more: Headers | HeaderBlock | undefined): void {
-    const res = this.res.writeStatus(statusLine(status));
-    writeHeaders(res, own);
+    const res = this.writeHead(status, own, more);
     writeHeaders(res, headers);
-    writeHeaders(res, more);
     if (this.head || status.startsWith('304')) {
       // endWithoutBody(length) would leave uWS waiting for `length` bytes, the response
       // pending and a pipelined request behind it closing the connection.
       res.writeHeader('Content-Length', String(bytes.length));
       this.endWithoutBody();
     } else this.end(bytes);
+  }
+
+  /** The status line and the answer's own headers: one write when both are fixed blocks (a kept result's). */
+  private writeHead(status: string, own: Headers | HeaderBlock, more: Headers | HeaderBlock | undefined): HttpResponse {
+    if (own instanceof HeaderBlock && (more === undefined || more instanceof HeaderBlock)) return this.res.writeStatus(own.head(status, more));
+    const res = this.res.writeStatus(statusLine(status));
+    writeHeaders(res, own);
+    writeHeaders(res, more);
+    return res;
   }
 
   /** Answers with an error's status line, JSON Error body and headers. */

@@ -8,14 +8,35 @@ import type { HttpResponse } from './uws.js';
 export class HeaderBlock {
   /** Name, value, name, value… */
   private readonly lines: Buffer[];
+  /** `\r\nName: value` per header: what may follow a status on its line. */
+  private readonly text: string;
+  /** Status lines with these headers, by status; with another block's after them, by that block, then status. */
+  private readonly heads = new Map<string, Buffer>();
+  private readonly headsWith = new WeakMap<HeaderBlock, Map<string, Buffer>>();
 
-  constructor(readonly headers: Readonly<Record<string, string>>) {
-    this.lines = Object.entries(headers).flatMap(([name, value]) => [Buffer.from(name), Buffer.from(value)]);
+  constructor(headers: Readonly<Record<string, string>>) {
+    const entries = Object.entries(headers);
+    this.lines = entries.flatMap(([name, value]) => [Buffer.from(name), Buffer.from(value)]);
+    this.text = entries.map(([name, value]) => `\r\n${name}: ${value}`).join('');
   }
 
   writeTo(res: HttpResponse): void {
     const lines = this.lines;
     for (let i = 0; i < lines.length; i += 2) res.writeHeader(lines[i]!, lines[i + 1]!);
+  }
+
+  /**
+   * `status` with these headers and `more`'s, as one status "line": uWS
+   * writes the status it is given between `HTTP/1.1 ` and CRLF, so the
+   * head of an answer is one write of bytes encoded once, not a call and
+   * two copies per header. Only fixed text of ours goes in, never a client's.
+   */
+  head(status: string, more?: HeaderBlock): Buffer {
+    let byStatus = more === undefined ? this.heads : this.headsWith.get(more);
+    if (byStatus === undefined) this.headsWith.set(more!, (byStatus = new Map()));
+    let head = byStatus.get(status);
+    if (head === undefined) byStatus.set(status, (head = Buffer.from(`${status}${this.text}${more?.text ?? ''}`)));
+    return head;
   }
 }
 

@@ -59,8 +59,7 @@ interface RequestFacts {
   method: string;
   path: string;
   ip: string;
-  startedAt: number;
-  /** performance.now() at the start, for the latency histogram (Date.now() is too coarse). */
+  /** performance.now() at the start: the log's `ms` and the latency histogram (Date.now() is too coarse). */
   began: number;
 }
 
@@ -120,7 +119,6 @@ export class RouteContext {
    * answered without its body.
    */
   handle(res: HttpResponse, req: HttpRequest, routeMethod: string, path: string, handler: Handler, options: HandleOptions = DEFAULT_HANDLING): void {
-    const startedAt = Date.now();
     const began = performance.now();
     const method = routeMethod === 'GET' && req.getMethod() === 'head' ? 'HEAD' : routeMethod;
     const exchange = new Exchange(res, req, method);
@@ -130,7 +128,7 @@ export class RouteContext {
     const crossOrigin = cors.headersForRequest(req);
     const { charge = 'charged', errorPage } = options;
     if (admission.edgeLimited && charge === 'charged') {
-      const request: RequestFacts = { method, path, ip, startedAt, began };
+      const request: RequestFacts = { method, path, ip, began };
       exchange.holdOpen(); // the limit answers after an await
       let headers: Headers = crossOrigin ?? NO_HEADERS;
       admission
@@ -150,13 +148,10 @@ export class RouteContext {
     try {
       answered = handler(exchange, ip, headers);
     } catch (error) {
-      return this.fail(exchange, { method, path, ip, startedAt, began }, error, headers, errorPage);
+      return this.fail(exchange, { method, path, ip, began }, error, headers, errorPage);
     }
-    if (typeof answered === 'string') {
-      this.requestLog(method, path, ip, answered, startedAt);
-      return this.count(path, method, answered, began);
-    }
-    const request: RequestFacts = { method, path, ip, startedAt, began };
+    if (typeof answered === 'string') return this.logRequest({ method, path, ip, began }, answered);
+    const request: RequestFacts = { method, path, ip, began };
     exchange.holdOpen(); // still inside the uWS callback, as uWS requires
     answered.then(
       (status) => this.logRequest(request, status),
@@ -165,16 +160,17 @@ export class RouteContext {
   }
 
   /** Logs and counts a request; `httpStatus` is the status code when `status` (the log's) is an error code. */
-  private logRequest({ method, path, ip, startedAt, began }: RequestFacts, status: string, httpStatus = status): void {
-    this.requestLog(method, path, ip, status, startedAt);
-    this.count(path, method, httpStatus, began);
+  private logRequest({ method, path, ip, began }: RequestFacts, status: string, httpStatus = status): void {
+    const ms = performance.now() - began;
+    this.requestLog(method, path, ip, status, ms);
+    this.count(path, method, httpStatus, ms);
   }
 
-  private count(path: string, method: string, status: string, began: number): void {
+  private count(path: string, method: string, status: string, ms: number): void {
     const metrics = this.metrics;
     if (metrics === undefined) return;
     const route = this.routePatterns.has(path) ? path : 'unmatched';
-    metrics.request(route, COUNTED_METHODS.has(method) ? method : 'other', statusLabel(status), (performance.now() - began) / 1000);
+    metrics.request(route, COUNTED_METHODS.has(method) ? method : 'other', statusLabel(status), ms / 1000);
   }
 
   /** Answers a handler's error (as JSON unless `errorPage`) and logs the request with its code. */

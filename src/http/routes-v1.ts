@@ -4,28 +4,29 @@ import { ApiError } from '../api/api-error.js';
 import type { ScanResult } from '../api/scan-result.js';
 import type { ScanType } from '../api/scan-type.js';
 import { isFinal } from '../model/scan-record.js';
-import type { Exchange, Headers } from './exchange.js';
+import { type Exchange, type Headers, type PreparedJson, prepareJson } from './exchange.js';
 import { HeaderBlock } from './header-block.js';
 import { readRegionsParam, regionsAskedOf } from './regions-param.js';
 import type { Handler, RouteContext } from './route-context.js';
 
 interface EncodedBody {
-  bytes: Buffer;
+  json: PreparedJson;
   /** X-Scan-Duration-Ms of a complete scan. */
   headers: HeaderBlock;
 }
 
 const NO_MORE_HEADERS = new HeaderBlock({});
 
-/** Finished bodies encoded once: the service hands out the same object each time. */
+/** Finished bodies encoded (and, for clients that accept it, compressed) once: the service hands out the same object each time. */
 const encoded = new WeakMap<ScanResult, EncodedBody>();
 
-function encode(body: ScanResult): EncodedBody {
+/** A finished result as kept bytes; null for one still changing, serialised anew each time. */
+function kept(body: ScanResult): EncodedBody | null {
+  if (body.status === 'none' || !isFinal(body.status)) return null;
   let entry = encoded.get(body);
   if (entry === undefined) {
     const headers = body.status === 'complete' ? new HeaderBlock({ 'X-Scan-Duration-Ms': String(body.duration_ms) }) : NO_MORE_HEADERS;
-    entry = { bytes: Buffer.from(JSON.stringify(body)), headers };
-    if (body.status !== 'none' && isFinal(body.status)) encoded.set(body, entry);
+    encoded.set(body, (entry = { json: prepareJson(JSON.stringify(body)), headers }));
   }
   return entry;
 }
@@ -64,7 +65,11 @@ export function registerV1(context: RouteContext, path: string, scanType: ScanTy
 }
 
 function answerResult(exchange: Exchange, headers: Headers, body: ScanResult): string | Promise<string> {
-  const { bytes, headers: own } = encode(body);
-  const written = exchange.jsonText('200 OK', bytes, headers, own);
+  const entry = kept(body);
+  if (entry !== null) {
+    exchange.preparedJson('200 OK', entry.json, headers, entry.headers);
+    return '200';
+  }
+  const written = exchange.jsonText('200 OK', JSON.stringify(body), headers);
   return written === undefined ? '200' : written.then(() => '200');
 }

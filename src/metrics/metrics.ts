@@ -9,6 +9,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanOrigin, ScanRecord } from '../model/scan-record.js';
 import type { NativeEngineStats } from '../native/binding.js';
+import { type Series, SeriesHistogram } from './series-histogram.js';
 
 /** The text format's content type, as prom-client writes it. */
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -69,11 +70,11 @@ export class Metrics {
   );
   private readonly portsProbed = this.counter('selfscan_ports_probed_total', 'Ports whose state a sweep learned, by engine and scan type', ['engine', 'type']);
   private readonly sseOpen = new Gauge({ name: 'selfscan_sse_streams_open', help: 'v2 Server-Sent Events streams open now', registers: [this.registry] });
-  private readonly requestSeconds = this.histogram(
+  private readonly requestSeconds = new SeriesHistogram(
     'selfscan_http_request_duration_seconds',
     'HTTP requests by route pattern, method and status (or aborted), with the time to their answer (a stream: its whole life)',
-    ['route', 'method', 'status'],
     REQUEST_SECONDS,
+    this.registry,
   );
   private readonly refusals = this.counter(
     'selfscan_refusals_total',
@@ -100,8 +101,8 @@ export class Metrics {
   private readonly redisErrors = this.counter('selfscan_redis_command_errors_total', "This node's Redis commands that failed, by command", ['command']);
   /** The probe engine of this node's scanner (watchEngine), for the probe counts. */
   private engine = 'none';
-  /** Children of the request histogram by route, then method and status: labels() hashes its arguments on every call. */
-  private readonly requestChildren = new Map<string, Map<string, { observe(value: number): void }>>();
+  /** The request histogram's series by route, method and status: each label set looked up, not hashed, per request. */
+  private readonly requestSeries = new Map<string, Map<string, Map<string, Series>>>();
 
   constructor(info: { version: string; role: string }) {
     collectDefaultMetrics({ register: this.registry });
@@ -147,12 +148,13 @@ export class Metrics {
 
   /** An HTTP request on `route` (a route pattern, or `unmatched`) answered `status` after `seconds`. */
   request(route: string, method: string, status: string, seconds: number): void {
-    let byAnswer = this.requestChildren.get(route);
-    if (byAnswer === undefined) this.requestChildren.set(route, (byAnswer = new Map()));
-    const key = `${method} ${status}`;
-    let child = byAnswer.get(key);
-    if (child === undefined) byAnswer.set(key, (child = this.requestSeconds.labels({ route, method, status })));
-    child.observe(seconds);
+    let byMethod = this.requestSeries.get(route);
+    if (byMethod === undefined) this.requestSeries.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (series === undefined) byStatus.set(status, (series = this.requestSeconds.seriesFor({ route, method, status })));
+    this.requestSeconds.observe(series, seconds);
   }
 
   refused(scope: string, error: string): void {
