@@ -9,6 +9,7 @@ import type { ScanType } from '../api/scan-type.js';
 import type { Admission } from '../limits/admission.js';
 import { rateLimitHeaders } from '../limits/refusal.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { Series } from '../metrics/series-histogram.js';
 import type { ScanOrigin } from '../model/scan-record.js';
 import { guardedStart, type WebhookIntent } from '../scan/guarded-start.js';
 import type { ScanListener } from '../scan/scan-events.js';
@@ -78,6 +79,8 @@ export class RouteContext {
   routePatterns: ReadonlySet<string> = new Set();
   private readonly log: Logger;
   private readonly requestLog: RequestLog;
+  /** The series the last request was counted in, by its path, method and status as given: most requests are like the one before. */
+  private lastCounted: { path: string; method: string; status: string; series: Series } | undefined;
 
   constructor(private readonly options: RouteContextOptions) {
     this.app = options.app;
@@ -169,8 +172,13 @@ export class RouteContext {
   private count(path: string, method: string, status: string, ms: number): void {
     const metrics = this.metrics;
     if (metrics === undefined) return;
-    const route = this.routePatterns.has(path) ? path : 'unmatched';
-    metrics.request(route, COUNTED_METHODS.has(method) ? method : 'other', statusLabel(status), ms / 1000);
+    let last = this.lastCounted;
+    if (last === undefined || last.path !== path || last.method !== method || last.status !== status) {
+      const route = this.routePatterns.has(path) ? path : 'unmatched';
+      const series = metrics.requestSeries(route, COUNTED_METHODS.has(method) ? method : 'other', statusLabel(status));
+      this.lastCounted = last = { path, method, status, series };
+    }
+    metrics.requestAnswered(last.series, ms / 1000);
   }
 
   /** Answers a handler's error (as JSON unless `errorPage`) and logs the request with its code. */

@@ -102,7 +102,7 @@ export class Metrics {
   /** The probe engine of this node's scanner (watchEngine), for the probe counts. */
   private engine = 'none';
   /** The request histogram's series by route, method and status: each label set looked up, not hashed, per request. */
-  private readonly requestSeries = new Map<string, Map<string, Map<string, Series>>>();
+  private readonly requestSeriesByLabels = new Map<string, Map<string, Map<string, Series>>>();
 
   constructor(info: { version: string; role: string }) {
     collectDefaultMetrics({ register: this.registry });
@@ -146,14 +146,19 @@ export class Metrics {
     this.sseOpen.dec();
   }
 
-  /** An HTTP request on `route` (a route pattern, or `unmatched`) answered `status` after `seconds`. */
-  request(route: string, method: string, status: string, seconds: number): void {
-    let byMethod = this.requestSeries.get(route);
-    if (byMethod === undefined) this.requestSeries.set(route, (byMethod = new Map()));
+  /** The request histogram's series of `route` (a route pattern, or `unmatched`), `method` and `status` (bounded values only). */
+  requestSeries(route: string, method: string, status: string): Series {
+    let byMethod = this.requestSeriesByLabels.get(route);
+    if (byMethod === undefined) this.requestSeriesByLabels.set(route, (byMethod = new Map()));
     let byStatus = byMethod.get(method);
     if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
     let series = byStatus.get(status);
     if (series === undefined) byStatus.set(status, (series = this.requestSeconds.seriesFor({ route, method, status })));
+    return series;
+  }
+
+  /** An HTTP request of `series` answered after `seconds`. */
+  requestAnswered(series: Series, seconds: number): void {
     this.requestSeconds.observe(series, seconds);
   }
 
