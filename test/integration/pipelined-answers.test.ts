@@ -1,12 +1,12 @@
 // Pipelined requests on raw sockets against the real server: every request
 // sent before the answer to the one in front of it is answered, complete
-// and in order, whatever that answer is (about 100 bytes; 72 KiB ones
-// that a client which does not read keeps from going out at once; a v2
-// stream), and the connection stays usable. uWebSockets.js closes a
-// connection whose next request it parses while an answer is pending, so
-// these fail when an answer is left pending while the next request is
-// read; the last case pins the one it still closes.
-import { connect, type Socket } from 'node:net';
+// and in order, whatever that answer is (about 100 bytes; 72 KiB and over
+// 100 KiB ones that a client which does not read keeps from going out at
+// once; a v2 stream), and the connection stays usable. uWebSockets.js
+// closes a connection whose next request it parses while an answer is
+// pending, so these fail when an answer is left pending while the next
+// request is read; the last cases pin the ones it still closes.
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -122,6 +122,45 @@ class RawConnection {
 
 const notFound = (path: string): string => `no such endpoint: ${path}`;
 
+/** `count` listeners on `host`, from port `first` up, each closing what it accepts. */
+async function listenOn(host: string, first: number, count: number): Promise<Server[]> {
+  return Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      const listener = createServer((socket) => {
+        socket.on('error', () => {});
+        socket.destroy();
+      });
+      return new Promise<Server>((resolve, reject) => {
+        listener.once('error', reject);
+        listener.listen(first + i, host, () => resolve(listener));
+      });
+    }),
+  );
+}
+
+/** Starts a deep scan of `caller` and returns its complete result's body, as GET /v1/deep answers it. */
+async function finishedDeepScan(caller: string): Promise<string> {
+  const ask = async (head: string): Promise<Answer> => {
+    const connection = new RawConnection(caller);
+    try {
+      connection.socket.write(head);
+      return (await connection.until(1, 60_000))[0]!;
+    } finally {
+      connection.close();
+    }
+  };
+  expect((await ask('POST /v1/deep HTTP/1.1\r\nHost: selfscan.test\r\nContent-Length: 0\r\n\r\n')).status).toBe(200);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const answer = await ask(get('/v1/deep'));
+    const { status } = JSON.parse(answer.body) as { status: string };
+    if (status === 'complete') return answer.body;
+    if (status !== 'queued' && status !== 'running') throw new Error(`the deep scan of ${caller} ended ${status}`);
+    if (Date.now() > deadline) throw new Error(`the deep scan of ${caller} still ${status} after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Sends one more GET on `connection` and expects its 404 as answer number `count`, the connection still open. */
 async function expectStillServing(connection: RawConnection, path: string, count: number): Promise<void> {
   connection.socket.write(get(path));
@@ -171,6 +210,36 @@ describe('pipelined requests', () => {
       await expectStillServing(connection, '/nope-again', large + 2);
     } finally {
       connection.close();
+    }
+  });
+
+  it('answers a GET behind answers of over 100 KiB (a deep result with 500 open ports) that a client which does not read keeps from going out at once', async () => {
+    const caller = '127.0.0.63';
+    const listeners = await listenOn(caller, 30_000, 500);
+    try {
+      const result = await finishedDeepScan(caller);
+      expect(result.length).toBeGreaterThan(100 * 1024);
+      console.log(`[pipelining] the deep result is ${result.length} bytes`);
+      const large = 80; // about 8.5 MiB, more than both ends' socket buffers take while the client reads nothing
+      const connection = new RawConnection(caller);
+      try {
+        connection.socket.pause();
+        connection.socket.write(get('/v1/deep').repeat(large) + get('/nope-after-deep'));
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        connection.socket.resume();
+        const answers = await connection.until(large + 1);
+        expect(answers).toHaveLength(large + 1);
+        for (const answer of answers.slice(0, large)) {
+          expect(answer.status).toBe(200);
+          expect(answer.body).toBe(result);
+        }
+        expect(JSON.parse(answers[large]!.body).reason).toBe(notFound('/nope-after-deep'));
+        await expectStillServing(connection, '/nope-again', large + 2);
+      } finally {
+        connection.close();
+      }
+    } finally {
+      await Promise.all(listeners.map((listener) => new Promise((resolve) => listener.close(resolve))));
     }
   });
 
