@@ -11,6 +11,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openApiJson } from '../../src/api/openapi.js';
+import { DEFAULT_CONFIG } from '../../src/config/config.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -77,8 +78,8 @@ class RawConnection {
   closed = false;
   private waiters: (() => void)[] = [];
 
-  constructor(localAddress = '127.0.0.1') {
-    this.socket = connect({ host: '127.0.0.1', port, localAddress });
+  constructor(localAddress = '127.0.0.1', serverPort = port) {
+    this.socket = connect({ host: '127.0.0.1', port: serverPort, localAddress });
     this.socket.on('data', (chunk) => {
       this.received = Buffer.concat([this.received, chunk]);
       this.wake();
@@ -270,6 +271,54 @@ describe('pipelined requests', () => {
     try {
       connection.socket.write(get('/v2/fast') + get('/nope-same-read'));
       await expect(connection.until(1, 5000)).rejects.toThrow(/closed after 0 of 1 answers/);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it('is closed by uWS when a request comes in the same read as a scan start, which still starts (as the README says)', async () => {
+    const caller = '127.0.0.65';
+    const connection = new RawConnection(caller);
+    try {
+      connection.socket.write(`POST /v1/fast HTTP/1.1\r\nHost: selfscan.test\r\nContent-Length: 0\r\n\r\n${get('/nope-behind-post')}`);
+      await expect(connection.until(1, 5000)).rejects.toThrow(/closed after 0 of 1 answers/);
+    } finally {
+      connection.close();
+    }
+    const after = new RawConnection(caller);
+    try {
+      after.socket.write(get('/v1/fast'));
+      const [answer] = await after.until(1);
+      expect(['queued', 'running', 'complete']).toContain(JSON.parse(answer!.body).status);
+    } finally {
+      after.close();
+    }
+  });
+});
+
+describe('pipelined requests with the default limits on', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer({ limits: DEFAULT_CONFIG.limits });
+  });
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it('answers requests sent in one write, in order: the edge limit decides each before uWS reads the next', async () => {
+    // The in-process limit's promise settles without I/O, and uWS.js runs
+    // the microtasks of each handler's callback before it parses on.
+    const connection = new RawConnection('127.0.0.64', Number(new URL(limited.url).port));
+    try {
+      const paths = ['/v1/fast', '/openapi.json', '/healthz', '/metrics', '/nope-limited'];
+      connection.socket.write(paths.map(get).join(''));
+      const answers = await connection.until(paths.length);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 404]);
+      expect(JSON.parse(answers[0]!.body)).toMatchObject({ ip: '127.0.0.64', status: 'none' });
+      expect(answers[1]!.body).toBe(openApiJson);
+      const remaining = [answers[0]!, answers[1]!].map((answer) => Number(answer.headers['x-ratelimit-remaining']));
+      expect(remaining[1]).toBe(remaining[0]! - 1); // each one charged, in order
+      await expectStillServing(connection, '/nope-again', paths.length + 1);
     } finally {
       connection.close();
     }
