@@ -1,6 +1,10 @@
 // What every route needs: the app, the scans, the abuse controls,
 // and one wrapper that turns a handler into a rate-limited, logged,
 // crash-proof response.
+
+// perf_hooks' binding, not the global: reading the global `performance` is a slow global load on every request.
+import { performance } from 'node:perf_hooks';
+
 import type { Logger } from 'pino';
 
 import { type ErrorAnswer, errorAnswer } from '../api/api-error.js';
