@@ -18,7 +18,8 @@ let server: TestServer;
 let listeners: Listeners;
 
 beforeAll(async () => {
-  server = await startTestServer({ sseKeepAliveSeconds: 0.2 });
+  // Keep-alives every 20 ms: a deep scan of loopback takes about 200 ms on a fast machine.
+  server = await startTestServer({ sseKeepAliveSeconds: 0.02 });
   listeners = await listenOn('127.0.0.21', [22, 2375], 'SSH-2.0-streamtest');
 });
 afterAll(async () => {
