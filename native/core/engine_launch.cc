@@ -26,6 +26,12 @@ void SetPort(sockaddr_storage& a, uint16_t port) {
   }
 }
 
+// A limit on probes less the one slot kept for canaries: probes whose
+// silence waits for a canary's verdict must never hold every slot (under
+// a low descriptor budget they did, and the scan stalled with nothing left
+// to launch).
+int KeepOneForCanaries(int limit) { return limit > 1 ? limit - 1 : limit; }
+
 }  // namespace
 
 bool Engine::FillSlots() {
@@ -39,8 +45,10 @@ bool Engine::FillSlots() {
       ScanJob& job = *jobs_[(round_robin_ + k) % n];
       TargetState& target = *job.target;
       // A job with nothing to probe still sends the canaries its silent
-      // probes wait for.
-      bool has_work = job.CanLaunch(target.CanJudgeSilence());
+      // probes wait for; the last slot is always theirs.
+      bool has_work = in_flight_ < KeepOneForCanaries(std::min(budget_, fd_ceiling_)) &&
+                      target.connecting < KeepOneForCanaries(options_.per_target_in_flight) &&
+                      job.CanLaunch(target.CanJudgeSilence());
       if (!has_work && (target.awaiting_canaries == 0 || job.ended())) continue;
       if (target.connecting >= options_.per_target_in_flight) continue;
       int64_t now = NowUs();
