@@ -184,24 +184,28 @@ export class Exchange {
    * Answers with JSON already serialised (text, or its UTF-8 bytes): at
    * once, compressed for a client that accepts gzip, or after compressing
    * a body too large to compress on the event loop.
-   * `more` are headers of this answer beside the shared `headers`.
    */
-  jsonText(status: string, text: string | Buffer, headers: Headers = {}, more?: Headers | HeaderBlock): void | Promise<void> {
+  jsonText(status: string, text: string, headers: Headers = {}): void | Promise<void> {
     if (text.length >= GZIP_MIN_BYTES && this.acceptsGzip) {
-      if (text.length <= GZIP_SYNC_MAX_BYTES) return this.writeJson(status, gzipSync(text), true, headers, more);
-      return gzipAsync(text).then((compressed) => this.writeJson(status, compressed, true, headers, more));
+      if (text.length <= GZIP_SYNC_MAX_BYTES) return this.writeJson(status, gzipSync(text), true, headers, undefined);
+      return gzipAsync(text).then((compressed) => this.writeJson(status, compressed, true, headers, undefined));
     }
-    this.writeJson(status, typeof text === 'string' ? Buffer.from(text) : text, false, headers, more);
+    this.writeJson(status, Buffer.from(text), false, headers, undefined);
   }
 
-  /** Answers with a prepared body within the uWS callback, compressed when it is worth it and the client accepts gzip. */
-  preparedJson(status: string, body: PreparedJson, headers: Headers, more?: Headers | HeaderBlock): void {
+  /**
+   * Answers with a prepared body within the uWS callback, compressed when
+   * it is worth it and the client accepts gzip; `more` are this answer's
+   * fixed headers (a kept result's duration).
+   */
+  preparedJson(status: string, body: PreparedJson, headers: Headers, more?: HeaderBlock): void {
     const compressed = body.compressible && this.acceptsGzip;
     this.writeJson(status, compressed ? body.gzipped : body.plain, compressed, headers, more);
   }
 
-  private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: Headers | HeaderBlock | undefined): void {
-    this.write(status, bytes, compressed ? GZIPPED_JSON : PLAIN_JSON, headers, more);
+  /** A JSON answer: its status line and fixed headers are one write of bytes made once (HeaderBlock.head). */
+  private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: HeaderBlock | undefined): void {
+    this.send(status, (compressed ? GZIPPED_JSON : PLAIN_JSON).head(status, more), bytes, headers);
   }
 
   /**
@@ -209,30 +213,28 @@ export class Exchange {
    * describe them (type, encoding, caching), `headers` the shared ones and
    * `more` this answer's others. A 304 or a HEAD request sends no body.
    */
-  write(status: string, bytes: Buffer, own: Headers | HeaderBlock, headers: Headers = {}, more?: Headers | HeaderBlock): void {
-    // Within the uWS callback (the request still readable) uWS has corked the response already.
-    if (this.req !== undefined) this.writeCorked(status, bytes, own, headers, more);
-    else this.cork(() => this.writeCorked(status, bytes, own, headers, more));
+  write(status: string, bytes: Buffer, own: Headers, headers: Headers = {}, more?: Headers): void {
+    this.send(status, statusLine(status), bytes, headers, own, more);
   }
 
-  private writeCorked(status: string, bytes: Buffer, own: Headers | HeaderBlock, headers: Headers, more: Headers | HeaderBlock | undefined): void {
-    const res = this.writeHead(status, own, more);
+  /** Writes `head` (the status line, and any fixed headers after it), then the headers and the body. */
+  private send(status: string, head: Buffer, bytes: Buffer, headers: Headers, own?: Headers, more?: Headers): void {
+    // Within the uWS callback (the request still readable) uWS has corked the response already.
+    if (this.req !== undefined) this.writeCorked(status, head, bytes, headers, own, more);
+    else this.cork(() => this.writeCorked(status, head, bytes, headers, own, more));
+  }
+
+  private writeCorked(status: string, head: Buffer, bytes: Buffer, headers: Headers, own: Headers | undefined, more: Headers | undefined): void {
+    const res = this.res.writeStatus(head);
+    writeHeaders(res, own);
     writeHeaders(res, headers);
+    writeHeaders(res, more);
     if (this.head || status.startsWith('304')) {
       // endWithoutBody(length) would leave uWS waiting for `length` bytes, the response
       // pending and a pipelined request behind it closing the connection.
       res.writeHeader('Content-Length', String(bytes.length));
       this.endWithoutBody();
     } else this.end(bytes);
-  }
-
-  /** The status line and the answer's own headers: one write when both are fixed blocks (a kept result's). */
-  private writeHead(status: string, own: Headers | HeaderBlock, more: Headers | HeaderBlock | undefined): HttpResponse {
-    if (own instanceof HeaderBlock && (more === undefined || more instanceof HeaderBlock)) return this.res.writeStatus(own.head(status, more));
-    const res = this.res.writeStatus(statusLine(status));
-    writeHeaders(res, own);
-    writeHeaders(res, more);
-    return res;
   }
 
   /** Answers with an error's status line, JSON Error body and headers. */
@@ -260,7 +262,6 @@ function hasBody(req: HttpRequest): boolean {
   return req.getHeader('transfer-encoding') !== '' || (length !== '' && length !== '0');
 }
 
-function writeHeaders(res: HttpResponse, headers: Headers | HeaderBlock | undefined): void {
-  if (headers instanceof HeaderBlock) return headers.writeTo(res);
+function writeHeaders(res: HttpResponse, headers: Headers | undefined): void {
   for (const name in headers) res.writeHeader(name, headers[name]!);
 }

@@ -2,12 +2,9 @@
 // uWS converts every string it is given to UTF-8 on each call and copies a
 // Buffer as it is: on the GET of a kept result, converting the same few
 // header names and values cost more than anything else the answer does.
-import type { HttpResponse } from './uws.js';
 
 /** Headers that never change (a JSON answer's type and caching, a kept result's duration), as bytes. */
 export class HeaderBlock {
-  /** Name, value, name, value… */
-  private readonly lines: Buffer[];
   /** `\r\nName: value` per header: what may follow a status on its line. */
   private readonly text: string;
   /** Status lines with these headers, by status; with another block's after them, by that block, then status. */
@@ -16,13 +13,7 @@ export class HeaderBlock {
 
   constructor(headers: Readonly<Record<string, string>>) {
     const entries = Object.entries(headers);
-    this.lines = entries.flatMap(([name, value]) => [Buffer.from(name), Buffer.from(value)]);
     this.text = entries.map(([name, value]) => `\r\n${name}: ${value}`).join('');
-  }
-
-  writeTo(res: HttpResponse): void {
-    const lines = this.lines;
-    for (let i = 0; i < lines.length; i += 2) res.writeHeader(lines[i]!, lines[i + 1]!);
   }
 
   /**
