@@ -142,6 +142,7 @@ class Addon : public Napi::Addon<Addon> {
     out.Set("canaries", static_cast<double>(stats.canaries));
     out.Set("canariesLost", static_cast<double>(stats.canaries_lost));
     out.Set("canariesLostToPath", static_cast<double>(stats.canaries_lost_to_path));
+    out.Set("silencesContradicted", static_cast<double>(stats.silences_contradicted));
     out.Set("answersIgnored", static_cast<double>(stats.answers_ignored));
     return out;
   }

@@ -104,6 +104,7 @@ EngineStats Engine::Stats() const {
                      stat_canaries_.load(),
                      stat_canaries_lost_.load(),
                      stat_canaries_lost_to_path_.load(),
+                     stat_silences_contradicted_.load(),
                      stat_answers_ignored_.load()};
 }
 
@@ -212,7 +213,7 @@ void Engine::EnforceBudgets(int64_t now) {
 int64_t Engine::EtaUs(const ScanJob& job) const {
   const TargetState& target = *job.target;
   if (!target.rtt.HasSamples()) return -1;
-  int silences = SilencesForFiltered(target.PathShare(), job.AnsweringEstimate());
+  int silences = SilencesForFiltered(target.SilenceDoubt(), job.AnsweringEstimate());
   int64_t timeout = target.rtt.TimeoutUs(job.spec().timeouts);
   return target.SendingUs(job.ProbesOwed(silences)) + silences * timeout;
 }

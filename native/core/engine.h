@@ -64,6 +64,7 @@ struct EngineStats {
   uint64_t canaries;               // canary probes sent
   uint64_t canaries_lost;          // canaries that went unanswered (drops seen)
   uint64_t canaries_lost_to_path;  // of those, judged the path's random loss
+  uint64_t silences_contradicted;  // silences counted towards filtered of ports that answered
   uint64_t answers_ignored;        // SYN transport: answers that matched no probe
 };
 
@@ -221,6 +222,7 @@ class Engine {
   std::atomic<uint64_t> stat_canaries_{0};
   std::atomic<uint64_t> stat_canaries_lost_{0};
   std::atomic<uint64_t> stat_canaries_lost_to_path_{0};
+  std::atomic<uint64_t> stat_silences_contradicted_{0};
   std::atomic<uint64_t> stat_answers_ignored_{0};
   std::thread thread_;
 };

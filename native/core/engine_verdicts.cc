@@ -105,6 +105,12 @@ void Engine::OnOutcome(Probe& probe, ConnectOutcome outcome, int error_number,
     OnCanaryResult(probe, outcome);
     return;
   }
+  bool port_answered = outcome == ConnectOutcome::kOpen || outcome == ConnectOutcome::kClosed;
+  if (port_answered && !probe.confirming) {  // a confirming connect answers a second time
+    int lied = job.clean_silences(probe.index);
+    target.PortAnswered(lied);
+    stat_silences_contradicted_.fetch_add(lied, std::memory_order_relaxed);
+  }
   switch (outcome) {
     case ConnectOutcome::kOpen:
       if (probe.half_open) {
@@ -201,7 +207,7 @@ void Engine::OnConnectTimeout(Probe& probe, bool clean) {
   ScanJob& job = *probe.job;
   const TargetState& target = *job.target;
   job.RecordSilence(probe.index, clean);
-  int needed = SilencesForFiltered(target.PathShare(), job.AnsweringEstimate());
+  int needed = SilencesForFiltered(target.SilenceDoubt(), job.AnsweringEstimate());
   bool filtered = job.clean_silences(probe.index) >= needed ||
                   (!target.has_canary() && job.silences(probe.index) >= kSilentHostTries);
   if (filtered) {

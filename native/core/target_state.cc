@@ -64,6 +64,17 @@ int64_t TargetState::SendingUs(double probes) const {
 
 double TargetState::PathShare() const { return path_loss.loss(losses.LowestRate()); }
 
+void TargetState::PortAnswered(int clean_silences) {
+  ++ports_answered_;
+  silences_contradicted_ += static_cast<uint64_t>(clean_silences);
+}
+
+double TargetState::SilenceDoubt() const {
+  double probes = static_cast<double>(ports_answered_ + silences_contradicted_);
+  double lied = probes > 0 ? static_cast<double>(silences_contradicted_) / probes : 0;
+  return std::max(PathShare(), lied);
+}
+
 bool TargetState::UnderSafeRate(double rate) const {
   double safe = losses.SafeRate();
   return safe == 0 || rate <= safe;

@@ -36,9 +36,17 @@ class TargetState {
   // re-probing silent ports, they go clearly below the lowest loss rate.
   double ceiling() const { return ceiling_; }
   double rate() const { return pacer.Rate(ceiling_); }
-  // The share of probes the path itself loses: what the rule for
-  // `filtered` reads.
+  // The share of probes the path itself loses.
   double PathShare() const;
+  // A port answered after `clean_silences` silences that counted towards
+  // `filtered`: each of those silences lied, though the canaries around it
+  // answered (a limiter's drops between canaries, a burst the engine's
+  // threads let out under load).
+  void PortAnswered(int clean_silences);
+  // The share of probes a silence may be loss on, as the rule for
+  // `filtered` reads it: the path's loss, or the share of probes to ports
+  // that answered whose silence counted clean, when that is higher.
+  double SilenceDoubt() const;
   // Whether re-probes of silent ports may go now (their silence could count).
   bool CanJudgeSilence() const { return UnderSafeRate(rate()); }
   // What a later scan of this target may start from: the rate in force
@@ -90,6 +98,8 @@ class TargetState {
   double ceiling_ = 0;
   CleanStretch clean_;
   uint64_t launched_ = 0;  // probes launched, canaries included
+  uint64_t ports_answered_ = 0;
+  uint64_t silences_contradicted_ = 0;  // clean silences of ports that answered
   std::vector<uint16_t> closed_ports_;
   std::vector<uint16_t> open_ports_;
   size_t next_canary_ = 0;

@@ -4,12 +4,14 @@
 // at a clearly higher pace must lift that bar, or every re-probe of a silent
 // port would crawl under it. A limiter's episodes stay: no clean stretch
 // goes clearly above its rate. Canaries in flight when the pace is cut
-// belong to the episode that cut it, not to the path's share.
+// belong to the episode that cut it, not to the path's share. Silences the
+// canaries vouched for, of ports that answered later, raise the bar too.
 #include "../core/target_state.h"
 
 #include <cstdint>
 #include <vector>
 
+#include "../core/filtered_rule.h"
 #include "test.h"
 
 namespace selfscan {
@@ -93,6 +95,25 @@ TEST(TargetState, CanariesSentBeforeACutAreTheEpisodesNotThePaths) {
   }
   CHECK_EQ(target.path_loss.lost_path(), 0u);
   CHECK_EQ(target.PathShare(), share);
+}
+
+TEST(TargetState, SilencesThatLiedRaiseTheBarForFiltered) {
+  TargetState target(2000, LearnedTiming{});
+  Clock clock;
+  // Every canary answered: the path loses nothing, two silences would do.
+  for (int i = 0; i < 2000; ++i) Canary(target, clock, 1000, 15, true);
+  CHECK_EQ(target.SilenceDoubt(), target.PathShare());
+  CHECK_EQ(SilencesForFiltered(target.SilenceDoubt(), 1000), 2);
+  // Yet 50 of 1,000 ports that answered had gone silent once between
+  // answered canaries (a limiter dropping between them): one probe in
+  // twenty lies, and two such silences of a closed port would have made
+  // it filtered.
+  for (int port = 0; port < 1000; ++port) target.PortAnswered(port % 20 == 0 ? 1 : 0);
+  CHECK(target.SilenceDoubt() > 0.04);
+  CHECK(target.SilenceDoubt() < 0.05);
+  CHECK_EQ(SilencesForFiltered(target.SilenceDoubt(), 1000), 5);
+  // The path's share stays the canaries': the pace does not slow for this.
+  CHECK_EQ(target.PathShare(), target.path_loss.loss(0));
 }
 
 }  // namespace

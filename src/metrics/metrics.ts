@@ -32,6 +32,7 @@ const ZERO_STATS: NativeEngineStats = {
   canaries: 0,
   canariesLost: 0,
   canariesLostToPath: 0,
+  silencesContradicted: 0,
   answersIgnored: 0,
 };
 
@@ -203,6 +204,12 @@ export class Metrics {
           [{ engine, cause: 'limiter' }, canariesLost - canariesLostToPath],
         ];
       },
+    );
+    this.mirroredCounter(
+      'selfscan_silences_contradicted_total',
+      "Silences that counted towards a port's filtered verdict though the port answered later (they raise the silences a verdict needs)",
+      ['engine'],
+      () => [[labels, read().silencesContradicted]],
     );
     this.mirroredCounter('selfscan_probe_local_retries_total', 'Probes put back after a local resource error (EMFILE, EADDRNOTAVAIL)', ['engine'], () => [
       [labels, read().localRetries],

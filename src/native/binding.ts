@@ -130,6 +130,8 @@ export interface NativeEngineStats {
   canariesLost: number;
   /** Of those, the ones judged the path's own random loss (the pace ignores them). */
   canariesLostToPath: number;
+  /** Silences counted towards a port's `filtered` verdict (the canaries around them answered) of ports that answered later. */
+  silencesContradicted: number;
   /** Packets the syn engine read that answered no probe of its own (late, duplicate or forged); 0 on the connect engine. */
   answersIgnored: number;
 }

@@ -79,15 +79,19 @@ describe.each(CASES)('SYN limit $name', ({ name, synLimit, ports, budgetMs }) =>
     it.each(REPETITIONS)(`gives all ${ports.length} ports their true state (repetition %i)`, async (repetition) => {
       const label = `SYN ${name} ${family} #${repetition}`;
       const before = await limiterCounts(host(), 'SYNLIMIT', family);
+      const contradictedBefore = scanner.stats().silencesContradicted;
       await scanExactly(scanner, host(), family, { ports, budgetMs }, label, spacing);
       const after = await limiterCounts(host(), 'SYNLIMIT', family);
+      const contradicted = scanner.stats().silencesContradicted - contradictedBefore;
       // The limiter bound: it dropped SYNs of this scan (else the test would
       // prove nothing), and every answer took a SYN through it. Read from
       // its counters, not from a floor on the time: a hashlimit bucket of
       // 20,000 has let a deep scan through in 3.6 s, where 10,000/s allows
       // 4.5 s, once in a dozen scans.
       const answering = ports.filter((port) => host().stateOf(port) !== 'filtered').length;
-      console.log(`[hostile] ${label}: the limiter let ${after.passed - before.passed} SYNs through and dropped ${after.dropped - before.dropped}`);
+      console.log(
+        `[hostile] ${label}: the limiter let ${after.passed - before.passed} SYNs through and dropped ${after.dropped - before.dropped}; ${contradicted} silences the canaries vouched for were contradicted`,
+      );
       expect(after.dropped - before.dropped).toBeGreaterThan(0);
       expect(after.passed - before.passed).toBeGreaterThanOrEqual(answering);
     });
