@@ -99,6 +99,8 @@ describe('a scripted run', () => {
     expect(value('selfscan_queue_depth', { queue: 'deep' })).toBe(0);
     expect(value('selfscan_ports_probed_total', { engine, type: 'fast' })).toBe(3 * 32);
     expect(value('selfscan_ports_probed_total', { engine, type: 'deep' })).toBe(2 * 65535);
+    // Exposed from the engine's totals (a loopback scan rarely has any silence to contradict).
+    expect(samples.filter((sample) => sample.name === 'selfscan_silences_contradicted_total' && sample.labels.engine === engine)).toHaveLength(1);
     expect(value('selfscan_sse_streams_open')).toBe(0);
     expect(value('selfscan_webhook_delivery_attempts_count', { outcome: 'delivered' })).toBe(1);
     expect(value('selfscan_webhook_delivery_attempts_sum', { outcome: 'delivered' })).toBe(1);
