@@ -265,7 +265,7 @@ export class Metrics {
         for (const [labels, total] of read()) {
           const key = JSON.stringify(labels);
           const before = seen.get(key) ?? 0;
-          if (total > before) this.inc(labels, total - before);
+          this.inc(labels, Math.max(0, total - before)); // a series from the first scrape, 0 included
           seen.set(key, Math.max(before, total));
         }
       },
