@@ -40,8 +40,7 @@ class TargetState {
   double PathShare() const;
   // A port answered after `clean_silences` silences that counted towards
   // `filtered`: each of those silences lied, though the canaries around it
-  // answered (a limiter's drops between canaries, a burst the engine's
-  // threads let out under load).
+  // answered: a limiter with a small bucket drops between canaries.
   void PortAnswered(int clean_silences);
   // The share of probes a silence may be loss on, as the rule for
   // `filtered` reads it: the path's loss, or the share of probes to ports
