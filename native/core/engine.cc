@@ -12,7 +12,6 @@
 #include "clock.h"
 #include "engine_internal.h"
 #include "fd_budget.h"
-#include "filtered_rule.h"
 
 namespace selfscan {
 
@@ -213,7 +212,7 @@ void Engine::EnforceBudgets(int64_t now) {
 int64_t Engine::EtaUs(const ScanJob& job) const {
   const TargetState& target = *job.target;
   if (!target.rtt.HasSamples()) return -1;
-  int silences = SilencesForFiltered(target.SilenceDoubt(), job.AnsweringEstimate());
+  int silences = SilencesNeeded(job);
   int64_t timeout = target.rtt.TimeoutUs(job.spec().timeouts);
   return target.SendingUs(job.ProbesOwed(silences)) + silences * timeout;
 }

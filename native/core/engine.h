@@ -18,6 +18,7 @@
 // everything else runs on the engine thread.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -134,6 +135,8 @@ class Engine {
 
   void PrepareTargets(int64_t now);
   bool FillSlots();
+  // Sockets the engine may hold now: the budget, or less for a while after EMFILE.
+  int SlotLimit() const { return std::min(budget_, fd_ceiling_); }
   Probe& TakeSlot(ScanJob& job, int64_t now);
   void Launch(ScanJob& job, int64_t now);
   void LaunchCanary(ScanJob& job, int64_t now);
@@ -153,6 +156,9 @@ class Engine {
   // The time `job` still needs as its target's path shows it; -1 until the
   // target has answered once.
   int64_t EtaUs(const ScanJob& job) const;
+  // The clean silences that make a port of `job` filtered, as its target's
+  // path and answers show now: what the verdict and the eta both read.
+  int SilencesNeeded(const ScanJob& job) const;
   int64_t WaitTimeoutUs(int64_t now, bool more_to_launch) const;
 
   // `icmp`: a refusal already known to come from ICMP (the socket is gone).

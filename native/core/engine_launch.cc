@@ -38,15 +38,15 @@ bool Engine::FillSlots() {
   if (NowUs() < backoff_until_us_ || jobs_.empty()) return false;
   int launched = 0;
   bool progress = true;
-  while (progress && in_flight_ < std::min(budget_, fd_ceiling_)) {
+  while (progress && in_flight_ < SlotLimit()) {
     progress = false;
     size_t n = jobs_.size();
-    for (size_t k = 0; k < n && in_flight_ < std::min(budget_, fd_ceiling_); ++k) {
+    for (size_t k = 0; k < n && in_flight_ < SlotLimit(); ++k) {
       ScanJob& job = *jobs_[(round_robin_ + k) % n];
       TargetState& target = *job.target;
       // A job with nothing to probe still sends the canaries its silent
       // probes wait for; the last slot is always theirs.
-      bool has_work = in_flight_ < KeepOneForCanaries(std::min(budget_, fd_ceiling_)) &&
+      bool has_work = in_flight_ < KeepOneForCanaries(SlotLimit()) &&
                       target.connecting < KeepOneForCanaries(options_.per_target_in_flight) &&
                       job.CanLaunch(target.CanJudgeSilence());
       if (!has_work && (target.awaiting_canaries == 0 || job.ended())) continue;

@@ -207,8 +207,7 @@ void Engine::OnConnectTimeout(Probe& probe, bool clean) {
   ScanJob& job = *probe.job;
   const TargetState& target = *job.target;
   job.RecordSilence(probe.index, clean);
-  int needed = SilencesForFiltered(target.SilenceDoubt(), job.AnsweringEstimate());
-  bool filtered = job.clean_silences(probe.index) >= needed ||
+  bool filtered = job.clean_silences(probe.index) >= SilencesNeeded(job) ||
                   (!target.has_canary() && job.silences(probe.index) >= kSilentHostTries);
   if (filtered) {
     Resolve(probe, PortState::kFiltered);
@@ -216,6 +215,10 @@ void Engine::OnConnectTimeout(Probe& probe, bool clean) {
     job.Reprobe(probe.index);
     CloseProbe(probe);
   }
+}
+
+int Engine::SilencesNeeded(const ScanJob& job) const {
+  return SilencesForFiltered(job.target->SilenceDoubt(), job.AnsweringEstimate());
 }
 
 void Engine::Resolve(Probe& probe, PortState state, const std::string* banner) {

@@ -187,10 +187,10 @@ export class Exchange {
    */
   jsonText(status: string, text: string, headers: Headers = {}): void | Promise<void> {
     if (text.length >= GZIP_MIN_BYTES && this.acceptsGzip) {
-      if (text.length <= GZIP_SYNC_MAX_BYTES) return this.writeJson(status, gzipSync(text), true, headers, undefined);
-      return gzipAsync(text).then((compressed) => this.writeJson(status, compressed, true, headers, undefined));
+      if (text.length <= GZIP_SYNC_MAX_BYTES) return this.writeJson(status, gzipSync(text), true, headers);
+      return gzipAsync(text).then((compressed) => this.writeJson(status, compressed, true, headers));
     }
-    this.writeJson(status, Buffer.from(text), false, headers, undefined);
+    this.writeJson(status, Buffer.from(text), false, headers);
   }
 
   /**
@@ -204,7 +204,7 @@ export class Exchange {
   }
 
   /** A JSON answer: its status line and fixed headers are one write of bytes made once (HeaderBlock.head). */
-  private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more: HeaderBlock | undefined): void {
+  private writeJson(status: string, bytes: Buffer, compressed: boolean, headers: Headers, more?: HeaderBlock): void {
     this.send(status, (compressed ? GZIPPED_JSON : PLAIN_JSON).head(status, more), bytes, headers);
   }
 
