@@ -5,7 +5,11 @@ import * as z from 'zod';
 
 /** Each error code: its HTTP status line, and when it is answered. */
 export const ERROR_CODES = {
-  bad_request: { status: '400 Bad Request', when: 'the request cannot be read safely (conflicting Content-Length, Transfer-Encoding not ending in chunked)' },
+  bad_request: {
+    status: '400 Bad Request',
+    when: 'the request cannot be read safely (conflicting Content-Length, Content-Length beside Transfer-Encoding, Transfer-Encoding not ending in chunked, a bad chunk size); the connection is closed',
+  },
+  request_timeout: { status: '408 Request Timeout', when: 'the request head or body did not arrive in time; the connection is closed' },
   headers_too_large: { status: '431 Request Header Fields Too Large', when: 'the request head is over 16 KiB' },
   not_found: { status: '404 Not Found', when: 'no such path' },
   method_not_allowed: { status: '405 Method Not Allowed', when: 'the path does not support this method' },
@@ -18,6 +22,8 @@ export const ERROR_CODES = {
   },
   rate_limited: { status: '429 Too Many Requests', when: 'too many requests; see retry_after' },
   unavailable: { status: '503 Service Unavailable', when: 'the service is shutting down or could not handle the request' },
+  not_implemented: { status: '501 Not Implemented', when: 'the request method is not one the server knows' },
+  version_not_supported: { status: '505 HTTP Version Not Supported', when: 'the request is not HTTP/1.x' },
 } as const satisfies Record<string, { status: string; when: string }>;
 
 const codes = Object.keys(ERROR_CODES) as readonly (keyof typeof ERROR_CODES)[];

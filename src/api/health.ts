@@ -14,6 +14,9 @@ export const Health = z
       description:
         'How the node probes ports: `syn` (half-open SYNs over a raw socket, with CAP_NET_RAW) or `connect` (a `connect()` per port); null for a node that does not scan (an API node).',
     }),
+    http_server: z.enum(['uws', 'node']).meta({
+      description: "The HTTP server this node answers on: `uws` (uWebSockets.js) or `node` (Node's own http), as setting `http.server` chose it.",
+    }),
   })
   .meta({ description: 'The health of one node.' });
 export type Health = z.output<typeof Health>;

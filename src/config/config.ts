@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { ENGINE_CHOICES } from '../native/engine-choices.js';
 import { POLLER_CHOICES } from '../native/poller-choices.js';
 import { parseCidr } from '../net/cidr.js';
+import { HTTP_SERVER_CHOICES } from './http-server-choices.js';
 import { SERVE_FLAGS, type ServeFlag } from './serve-flags.js';
 
 /** What the schema says of a setting beyond its type and default. */
@@ -63,6 +64,20 @@ export const configSchema = z.strictObject({
   allowPrivateTargets: setting(z.boolean().default(false), flagMeta(SERVE_FLAGS.allowPrivateTargets)),
   allowPrivateCallbacks: setting(z.boolean().default(false), flagMeta(SERVE_FLAGS.allowPrivateCallbacks)),
   logLevel: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), { description: 'log level' }),
+  http: z
+    .strictObject({
+      server: setting(z.enum(HTTP_SERVER_CHOICES).default('auto'), {
+        description:
+          "the HTTP server: `uws` (uWebSockets.js, where its binary loads: Node 20 on linux-x64 today; elsewhere it stops the start), `node` (Node's own http, on every Node version) or `auto`: uws where it loads, else node",
+      }),
+      headersTimeoutSeconds: setting(seconds.default(20), {
+        description: 'Node front: longest wait for a whole request head; then 408 and the connection closed',
+      }),
+      requestTimeoutSeconds: setting(seconds.default(60), {
+        description: 'Node front: longest wait for a whole request, head and body; then 408 and the connection closed',
+      }),
+    })
+    .prefault({}),
   sseKeepAliveSeconds: setting(seconds.default(15), { description: 'interval of `: keep-alive` comments on v2 streams' }),
   concurrency: z
     .strictObject({

@@ -1,5 +1,6 @@
-// The HTTP interface on uWebSockets.js: the routes of the route table, and
-// JSON answers for unknown paths (404) and methods (405).
+// The HTTP interface on the front given (uWebSockets.js or Node's http): the
+// routes of the route table, and JSON answers for unknown paths (404) and
+// methods (405).
 import type { Logger } from 'pino';
 
 import { ApiError } from '../api/api-error.js';
@@ -11,11 +12,10 @@ import { ClientAddressResolver } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
 import type { ProxyHeader } from './forwarded-hops.js';
 import { HEALTH_PATH, type HealthCheck, healthRoute } from './health.js';
-import { type HttpApp, listeningApp } from './listening-app.js';
 import { checkedApp } from './request-checks.js';
 import { RouteContext } from './route-context.js';
 import { allowedMethods, ROUTES, type Route } from './routes.js';
-import { loadUws } from './uws.js';
+import type { HttpApp, HttpFront } from './seam.js';
 
 export interface HttpAppOptions {
   service: Scans;
@@ -38,9 +38,8 @@ export interface HttpAppOptions {
   metrics?: Metrics;
 }
 
-export function createHttpApp(options: HttpAppOptions): HttpApp {
-  const uws = loadUws();
-  const app = checkedApp(uws.App());
+export function createHttpApp(front: HttpFront, options: HttpAppOptions): HttpApp {
+  const app = checkedApp(front.router());
   const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy, options.trustProxyHeader) });
   const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted, [HEALTH_PATH]: healthRoute(options.health) };
   const routes = Object.entries(served);
@@ -67,5 +66,5 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   });
 
-  return listeningApp(uws, app, served, options.logger);
+  return front.serve(app, served, options.logger);
 }

@@ -7,7 +7,7 @@
 import { type Cidr, containedInAny, parseCidr } from '../net/cidr.js';
 import { type IpAddress, normaliseIp, parseIp } from '../net/ip-address.js';
 import { hopsFromRight, type ProxyHeader } from './forwarded-hops.js';
-import type { HttpResponse } from './uws.js';
+import type { HttpResponse } from './seam.js';
 
 /**
  * The most trusted hops the walk passes, more than any real chain has: a

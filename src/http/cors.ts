@@ -3,7 +3,7 @@
 // the API on another origin. Only the origins the operator configured may
 // read the answers; every other origin gets no CORS header at all.
 import type { Headers } from './exchange.js';
-import type { HttpRequest } from './uws.js';
+import type { HttpRequest } from './seam.js';
 
 /** uWS converts a string key to UTF-8 on every call, a Buffer it reads as is. */
 const ORIGIN = Buffer.from('origin');

@@ -7,6 +7,8 @@
 // listens again when they free up. Linux only (/proc); elsewhere it is off.
 import { readdirSync, readFileSync } from 'node:fs';
 
+import type { Logger } from 'pino';
+
 /** Descriptors kept free below the limit; half as many again before listening resumes. */
 const RESERVE_MIN = 16;
 /** How often the open descriptors are counted. */
@@ -63,4 +65,14 @@ export function guardDescriptors(listening: ListenSwitch, limit: number | null =
   }, CHECK_INTERVAL_MS);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** The log line of a pause, the same on every front. */
+export function logListeningPaused(logger: Logger | undefined, free: number): void {
+  logger?.warn({ event: 'listening_paused', free_descriptors: free }, 'out of file descriptors: not accepting connections');
+}
+
+/** The log line of a resume, the same on every front. */
+export function logListeningResumed(logger: Logger | undefined, free: number): void {
+  logger?.warn({ event: 'listening_resumed', free_descriptors: free }, 'descriptors free again: accepting connections');
 }

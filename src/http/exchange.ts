@@ -20,7 +20,7 @@ import { gzip, gzipSync } from 'node:zlib';
 
 import type { ErrorAnswer } from '../api/api-error.js';
 import { HeaderBlock, statusLine } from './header-block.js';
-import type { HttpRequest, HttpResponse } from './uws.js';
+import type { HttpRequest, HttpResponse } from './seam.js';
 
 const gzipAsync = promisify(gzip);
 /** Smaller bodies are not worth compressing. */

@@ -8,7 +8,7 @@
 import { STATUS_CODES } from 'node:http';
 
 import type { Exchange, Headers as HeaderMap } from './exchange.js';
-import type { HttpRequest, HttpResponse } from './uws.js';
+import type { HttpRequest, HttpResponse } from './seam.js';
 
 /** What the bridge reads of a request before the route callback returns. */
 export interface RequestHead {

@@ -4,11 +4,10 @@
 // node serves nothing else over HTTP (createHealthApp).
 import { ApiError } from '../api/api-error.js';
 import type { Health } from '../api/health.js';
-import { type HttpApp, listeningApp } from './listening-app.js';
 import { METRICS_PATH, type MetricsServing, metricsRoute, registerMetrics } from './metrics-route.js';
 import { checkedApp } from './request-checks.js';
 import type { Route } from './routes.js';
-import { type HttpRequest, type HttpResponse, loadUws, type TemplatedApp } from './uws.js';
+import type { HttpApp, HttpFront, HttpRequest, HttpResponse, HttpRouter } from './seam.js';
 import { writeAnswer } from './write-answer.js';
 
 export type HealthCheck = () => Promise<Health>;
@@ -21,7 +20,7 @@ export function healthRoute(check: HealthCheck): Route {
 }
 
 /** Serves GET (and HEAD) /healthz on `app`, outside the request wrapper: no edge limit, no request log line. */
-function registerHealth(app: TemplatedApp, check: HealthCheck): void {
+function registerHealth(app: HttpRouter, check: HealthCheck): void {
   const answerHealth = (res: HttpResponse, req: HttpRequest): void => {
     const head = req.getMethod() === 'head';
     const end = (body: string): void => void (head ? res.writeHeader('Content-Length', String(Buffer.byteLength(body))).endWithoutBody() : res.end(body));
@@ -56,9 +55,8 @@ function registerHealth(app: TemplatedApp, check: HealthCheck): void {
 }
 
 /** A scanner node's whole HTTP side: /healthz, /metrics (unless on a port of its own), and a JSON 404 for anything else. */
-export function createHealthApp(check: HealthCheck, metrics?: MetricsServing): HttpApp {
-  const uws = loadUws();
-  const app = checkedApp(uws.App());
+export function createHealthApp(front: HttpFront, check: HealthCheck, metrics?: MetricsServing): HttpApp {
+  const app = checkedApp(front.router());
   registerHealth(app, check);
   const routes: Record<string, Route> = { [HEALTH_PATH]: healthRoute(check) };
   if (metrics !== undefined) {
@@ -67,5 +65,5 @@ export function createHealthApp(check: HealthCheck, metrics?: MetricsServing): H
   }
   const served = Object.keys(routes).join(' and ');
   app.any('/*', (res, req) => writeAnswer(res, new ApiError('not_found', `a scanner node serves only ${served}, not ${req.getUrl()}`).answer({})));
-  return listeningApp(uws, app, routes);
+  return front.serve(app, routes);
 }

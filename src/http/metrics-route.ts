@@ -8,10 +8,9 @@ import { METRICS_CONTENT_TYPE, type Metrics } from '../metrics/metrics.js';
 import { type Cidr, containedInAny, parseCidr } from '../net/cidr.js';
 import { parseIp } from '../net/ip-address.js';
 import { peerAddress } from './client-address.js';
-import { type HttpApp, listeningApp } from './listening-app.js';
 import { checkedApp } from './request-checks.js';
 import type { Route } from './routes.js';
-import { type HttpResponse, loadUws, type TemplatedApp } from './uws.js';
+import type { HttpApp, HttpFront, HttpResponse, HttpRouter } from './seam.js';
 import { writeAnswer } from './write-answer.js';
 
 export const METRICS_PATH = '/metrics';
@@ -41,7 +40,7 @@ export function metricsRoute(serving: MetricsServing): Route {
 }
 
 /** Serves GET (and HEAD) /metrics on `app`, outside the request wrapper. */
-export function registerMetrics(app: TemplatedApp, { metrics, allow }: MetricsServing): void {
+export function registerMetrics(app: HttpRouter, { metrics, allow }: MetricsServing): void {
   app.get(METRICS_PATH, (res) => answerMetrics(res, false, metrics, allow));
   app.head(METRICS_PATH, (res) => answerMetrics(res, true, metrics, allow));
   app.any(METRICS_PATH, (res, req) => {
@@ -75,10 +74,9 @@ function answerMetrics(res: HttpResponse, head: boolean, metrics: Metrics, allow
 }
 
 /** `metrics.listen`'s own HTTP side: /metrics, and a JSON 404 for anything else. */
-export function createMetricsApp(serving: MetricsServing): HttpApp {
-  const uws = loadUws();
-  const app = checkedApp(uws.App());
+export function createMetricsApp(front: HttpFront, serving: MetricsServing): HttpApp {
+  const app = checkedApp(front.router());
   registerMetrics(app, serving);
   app.any('/*', (res, req) => writeAnswer(res, new ApiError('not_found', `this port serves only ${METRICS_PATH}, not ${req.getUrl()}`).answer({})));
-  return listeningApp(uws, app, { [METRICS_PATH]: metricsRoute(serving) });
+  return front.serve(app, { [METRICS_PATH]: metricsRoute(serving) });
 }

@@ -3,7 +3,7 @@
 // the handler, so a malformed value is answered as its JSON error.
 import { ApiError } from '../api/api-error.js';
 import { type RegionsAsked, refuseRegions, regionsKey } from '../api/regions-asked.js';
-import type { HttpRequest } from './uws.js';
+import type { HttpRequest } from './seam.js';
 
 /** The parameter's name as bytes: uWS converts a string key to UTF-8 on every call (its types admit only a string key). */
 const REGIONS = Buffer.from('regions') as unknown as string;

@@ -10,7 +10,7 @@
 //   split over reads is cut at 4 KiB), so size is bounded here: 431.
 // A refused request is answered and its connection closed.
 import { ApiError } from '../api/api-error.js';
-import type { HttpRequest, HttpResponse, RecognizedString, TemplatedApp } from './uws.js';
+import type { HttpRequest, HttpResponse, HttpRouter, RecognizedString } from './seam.js';
 
 type Handler = (res: HttpResponse, req: HttpRequest) => void | Promise<void>;
 
@@ -69,7 +69,7 @@ function refuse(res: HttpResponse, req: HttpRequest): boolean {
 }
 
 /** `app` with every handler it is given run only for requests these checks let through. */
-export function checkedApp(app: TemplatedApp): TemplatedApp {
+export function checkedApp(app: HttpRouter): HttpRouter {
   for (const method of REGISTERING) {
     const register = app[method].bind(app);
     app[method] = (pattern: RecognizedString, handler: Handler) => register(pattern, (res, req) => (refuse(res, req) ? undefined : handler(res, req)));

@@ -24,10 +24,10 @@ import type { CorsPolicy } from './cors.js';
 import { Exchange, type Headers } from './exchange.js';
 import { headerLines } from './header-lines.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
-import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
+import type { HttpRequest, HttpResponse, HttpRouter } from './seam.js';
 
 export interface RouteContextOptions {
-  app: TemplatedApp;
+  app: HttpRouter;
   service: Scans;
   webhooks: Webhooks;
   admission: Admission;
@@ -74,7 +74,7 @@ const COUNTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'
 const statusLabel = (status: string): string => (/^\d{3}$/.test(status) || status === 'aborted' ? status : 'other');
 
 export class RouteContext {
-  readonly app: TemplatedApp;
+  readonly app: HttpRouter;
   readonly service: Scans;
   readonly webhooks: Webhooks;
   readonly sseKeepAliveMs: number;

@@ -105,9 +105,14 @@ export class Metrics {
   /** The request histogram's series by route, method and status: each label set looked up, not hashed, per request. */
   private readonly requestSeriesByLabels = new Map<string, Map<string, Map<string, Series>>>();
 
-  constructor(info: { version: string; role: string }) {
+  constructor(info: { version: string; role: string; http_server: string }) {
     collectDefaultMetrics({ register: this.registry });
-    const gauge = new Gauge({ name: 'selfscan_info', help: 'This node: version and role', labelNames: ['version', 'role'], registers: [this.registry] });
+    const gauge = new Gauge({
+      name: 'selfscan_info',
+      help: 'This node: version, role and HTTP server (uws or node)',
+      labelNames: ['version', 'role', 'http_server'],
+      registers: [this.registry],
+    });
     gauge.set(info, 1);
   }
 

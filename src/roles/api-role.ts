@@ -8,8 +8,8 @@ import type { Config } from '../config/config.js';
 import { createHttpApp } from '../http/app.js';
 import { CorsPolicy } from '../http/cors.js';
 import type { HealthCheck } from '../http/health.js';
-import type { HttpApp } from '../http/listening-app.js';
 import type { Route } from '../http/routes.js';
+import type { HttpApp, HttpFront } from '../http/seam.js';
 import { Admission } from '../limits/admission.js';
 import { openAsnLookup } from '../limits/asn/open-asn-lookup.js';
 import { OptOutList } from '../limits/opt-out/opt-out-list.js';
@@ -34,6 +34,8 @@ export interface ApiRoleDependencies {
   metrics: Metrics;
   /** Routes of this node's own beside the API's (GET /metrics). */
   mounted: Readonly<Record<string, Route>>;
+  /** The HTTP server the API runs on. */
+  front: HttpFront;
   /** The regions with a live scanner node (a cluster's API node): the page offers a scan from every region when there are several. */
   liveRegions?: () => Promise<string[]>;
 }
@@ -62,7 +64,7 @@ export async function openApiRole(config: Config, deps: ApiRoleDependencies): Pr
     logger,
     metrics: deps.metrics,
   });
-  const http = createHttpApp({
+  const http = createHttpApp(deps.front, {
     service: deps.scans,
     webhooks: deps.webhooks,
     admission,

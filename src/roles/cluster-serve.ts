@@ -62,7 +62,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   // The scanner first: a node that cannot scan as asked (scanner.engine syn without CAP_NET_RAW) stops before it touches Redis.
   const native = scan ? (deps.scanner ?? (await openNativeScanner(config.scanner, logger))) : undefined;
   const engine = native?.stats().engine ?? null;
-  const nodeMetrics = openNodeMetrics(config, role);
+  const nodeMetrics = openNodeMetrics(config, role, logger);
   const { metrics } = nodeMetrics;
   if (native !== undefined) metrics.watchEngine(() => native.stats());
   const redis = connect(countCommands(commandConnection(url), metrics));
@@ -116,7 +116,18 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     const rateLimits = deps.rateLimits ?? new RedisRateLimitStore(redis);
     // The page offers a scan from every region only while several have live scanner nodes; none (or Redis down): no offer.
     const liveRegions = () => regions.resolve('all').catch((): string[] => []);
-    api = await openApiRole(config, { scans, webhooks, rateLimits, health: () => health(), clock, logger, liveRegions, metrics, mounted: nodeMetrics.mounted });
+    api = await openApiRole(config, {
+      scans,
+      webhooks,
+      rateLimits,
+      health: () => health(),
+      clock,
+      logger,
+      liveRegions,
+      metrics,
+      mounted: nodeMetrics.mounted,
+      front: nodeMetrics.front,
+    });
     closers.push(
       () => stopSweep(),
       () => stopExpiry(),
@@ -132,7 +143,15 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
       () => false,
     );
     const jobsInHand = (scanner?.jobsInHand ?? 0) + (watchers?.size ?? 0);
-    return { ok: up, role, region: scan ? scannerRegion : (config.region ?? null), redis: up ? 'up' : 'down', jobsInHand, engine };
+    return {
+      ok: up,
+      role,
+      region: scan ? scannerRegion : (config.region ?? null),
+      redis: up ? 'up' : 'down',
+      jobsInHand,
+      engine,
+      http_server: nodeMetrics.front.name,
+    };
   };
   // Chunk jobs waiting in each region's queue this node knows: every live region's on an API node, its own on a scanner node.
   const registry = new ScannerRegions(redis, []);
@@ -140,17 +159,18 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   metrics.gaugeBy('selfscan_queue_depth', 'Chunk jobs waiting in line, by queue (the region whose scanner nodes run them)', 'queue', async () =>
     Object.fromEntries(await Promise.all((await queueRegions()).map(async (region) => [region, await dispatch.waiting(region)]))),
   );
-  const http = api?.http ?? createHealthApp(health, nodeMetrics.onHealthApp);
+  const http = api?.http ?? createHealthApp(nodeMetrics.front, health, nodeMetrics.onHealthApp);
   const port = await http.listen(config.host, config.port);
   const metricsPort = await nodeMetrics.listen(logger);
   logger.info(
-    { event: 'listening', host: config.host, port, role, region: scan ? scannerRegion : config.region, cluster: true },
+    { event: 'listening', host: config.host, port, http_server: nodeMetrics.front.name, role, region: scan ? scannerRegion : config.region, cluster: true },
     `selfscan ${role} node listening on ${config.host}:${port}`,
   );
 
   let closing: Promise<void> | undefined;
   return {
     port,
+    httpServer: nodeMetrics.front.name,
     metricsPort,
     routes: http.routes,
     close: () =>

@@ -1,5 +1,6 @@
 // What `selfscan serve` hands back, in either mode, and what tests may give it instead of its own parts.
 import type { Route } from '../http/routes.js';
+import type { HttpServerName } from '../http/seam.js';
 import type { RateLimitStore } from '../limits/rate/rate-limit-store.js';
 import type { Clock } from '../model/clock.js';
 import type { Scanner, ScannerStats } from '../native/scanner.js';
@@ -18,6 +19,8 @@ export interface ServeDependencies {
 
 export interface RunningServer {
   port: number;
+  /** The HTTP server it answers on. */
+  httpServer: HttpServerName;
   /** The port of `metrics.listen`, when metrics have one of their own. */
   metricsPort: number | null;
   /** Every route the HTTP app serves, by path. */

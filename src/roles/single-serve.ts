@@ -37,7 +37,7 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
     fast: config.concurrency.fast ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.fast)),
     deep: config.concurrency.deep ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.deep)),
   };
-  const nodeMetrics = openNodeMetrics(config, 'all');
+  const nodeMetrics = openNodeMetrics(config, 'all', logger);
   const { metrics } = nodeMetrics;
   metrics.watchEngine(() => scanner.stats());
   const store = deps.store ?? (await openLmdbStore(config.dataDir));
@@ -67,10 +67,28 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   });
   // Before requests can start scans (webhooks hear of the ends of scans taken up).
   await recoverUnfinished(store, checkpoints, (record) => scans.resume(record), logger);
-  const health: HealthCheck = async () => ({ ok: true, role: 'all', region: null, redis: null, jobsInHand: scans.inFlight(), engine });
+  const health: HealthCheck = async () => ({
+    ok: true,
+    role: 'all',
+    region: null,
+    redis: null,
+    jobsInHand: scans.inFlight(),
+    engine,
+    http_server: nodeMetrics.front.name,
+  });
   const ownRateLimits = deps.rateLimits === undefined ? await LmdbRateLimitStore.open(config.dataDir, logger) : undefined;
   const rateLimits = deps.rateLimits ?? ownRateLimits!;
-  const api = await openApiRole(config, { scans: scans.service, webhooks, rateLimits, health, clock, logger, metrics, mounted: nodeMetrics.mounted });
+  const api = await openApiRole(config, {
+    scans: scans.service,
+    webhooks,
+    rateLimits,
+    health,
+    clock,
+    logger,
+    metrics,
+    mounted: nodeMetrics.mounted,
+    front: nodeMetrics.front,
+  });
   const port = await api.http.listen(config.host, config.port);
   const metricsPort = await nodeMetrics.listen(logger);
   logger.info(
@@ -78,6 +96,7 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
       event: 'listening',
       host: config.host,
       port,
+      http_server: nodeMetrics.front.name,
       concurrency,
       socketBudget: budget,
       poller,
@@ -90,6 +109,7 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   let closing: Promise<void> | undefined;
   return {
     port,
+    httpServer: nodeMetrics.front.name,
     metricsPort,
     routes: api.http.routes,
     close: () =>

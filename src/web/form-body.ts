@@ -5,7 +5,7 @@
 import { ApiError } from '../api/api-error.js';
 import type { Exchange } from '../http/exchange.js';
 import { RequestBody } from '../http/fetch-bridge.js';
-import type { HttpResponse } from '../http/uws.js';
+import type { HttpResponse } from '../http/seam.js';
 
 /** Far more than the page's form sends. */
 const MAX_FORM_BYTES = 1024;

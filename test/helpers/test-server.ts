@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 
 import { type Config, DEFAULT_CONFIG } from '../../src/config/config.js';
+import { HTTP_SERVER_CHOICES, type HttpServerChoice } from '../../src/config/http-server-choices.js';
 import type { RunningServer, ServeDependencies } from '../../src/roles/running-server.js';
 import { startServer } from '../../src/roles/serve.js';
 import { LOOPBACK_DNS, NO_LIMITS } from '../../support/no-limits.js';
@@ -19,6 +20,13 @@ export interface TestServer {
   dataDir: string;
   logs: Record<string, unknown>[];
   close(): Promise<void>;
+}
+
+/** The front a project's suites run against (its env sets SELFSCAN_HTTP_SERVER, as child servers read it too); `auto` otherwise. */
+export function testHttpServer(): HttpServerChoice {
+  const asked = process.env.SELFSCAN_HTTP_SERVER ?? 'auto';
+  if (!(HTTP_SERVER_CHOICES as readonly string[]).includes(asked)) throw new Error(`SELFSCAN_HTTP_SERVER=${asked} names no front`);
+  return asked as HttpServerChoice;
 }
 
 export async function startTestServer(overrides: Partial<Config> = {}, deps: ServeDependencies = {}): Promise<TestServer> {
@@ -33,6 +41,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, deps: Ser
   const logger = pino({ level: 'info' }, sink);
   const config: Config = {
     ...DEFAULT_CONFIG,
+    http: { ...DEFAULT_CONFIG.http, server: testHttpServer() },
     host: '127.0.0.1',
     port: 0,
     allowPrivateTargets: true,

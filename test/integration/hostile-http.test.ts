@@ -1,11 +1,12 @@
-// Hostile and broken HTTP/1.1 on raw sockets against the real server: each
-// shape gets its status, or the close uWebSockets.js forces (at once, or at
-// its idle timeout), in bounded time; and a normal request on a fresh
+// Hostile and broken HTTP/1.x on raw sockets against the real server, on
+// the front the project runs (SELFSCAN_HTTP_SERVER): each shape gets its
+// status, or the close uWebSockets.js forces (at once, or at its idle
+// timeout), in bounded time; and a normal request on a fresh
 // connection is answered after each. HEAD of a GET resource carries GET's
 // headers without the body; pipelined requests are answered in order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { IDLE_CLOSE_MS, PROMPT_MS, request, SHAPES } from '../../support/hostile-shapes.js';
+import { IDLE_CLOSE_MS, outcomeOn, PROMPT_MS, request, SHAPES } from '../../support/hostile-shapes.js';
 import { rawExchange } from '../../support/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -27,7 +28,9 @@ async function stillServes(): Promise<void> {
 }
 
 describe.concurrent('hostile HTTP', () => {
-  it.each(SHAPES)('$name', async ({ bytes, outcome }) => {
+  it.each(SHAPES)('$name', async (shape) => {
+    const { bytes } = shape;
+    const outcome = outcomeOn(shape, server.server.httpServer);
     if ('statuses' in outcome) {
       const got = await rawExchange(port, bytes, { answers: outcome.statuses.length, waitMs: PROMPT_MS * 2, settleMs: 200 });
       expect(got.statuses).toEqual(outcome.statuses);

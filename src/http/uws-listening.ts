@@ -3,21 +3,13 @@
 // descriptors it stops listening by itself (see descriptor-guard.ts).
 import type { Logger } from 'pino';
 
-import { guardDescriptors } from './descriptor-guard.js';
+import { guardDescriptors, logListeningPaused, logListeningResumed } from './descriptor-guard.js';
 import type { Route } from './routes.js';
+import type { HttpApp } from './seam.js';
 import type { loadUws, TemplatedApp, us_listen_socket } from './uws.js';
 
-export interface HttpApp {
-  /** Every route served, by path: HTTP's own and the mounted ones. */
-  routes: Readonly<Record<string, Route>>;
-  /** Starts listening; resolves with the port (useful with port 0). */
-  listen(host: string, port: number): Promise<number>;
-  /** Stops accepting connections; open responses carry on. */
-  stopListening(): void;
-}
-
 /** `app` as an HttpApp: listening on demand, stopping to listen on demand or while descriptors run short. */
-export function listeningApp(uws: ReturnType<typeof loadUws>, app: TemplatedApp, routes: Readonly<Record<string, Route>>, logger?: Logger): HttpApp {
+export function uwsListeningApp(uws: ReturnType<typeof loadUws>, app: TemplatedApp, routes: Readonly<Record<string, Route>>, logger?: Logger): HttpApp {
   let listenSocket: us_listen_socket | undefined;
   let stopGuard = (): void => {};
   const close = (): void => {
@@ -46,11 +38,11 @@ export function listeningApp(uws: ReturnType<typeof loadUws>, app: TemplatedApp,
       stopGuard = guardDescriptors({
         pause: (free) => {
           close();
-          logger?.warn({ event: 'listening_paused', free_descriptors: free }, 'out of file descriptors: not accepting connections');
+          logListeningPaused(logger, free);
         },
         resume: (free) => {
           listenSocket = listenOn(host, chosen);
-          if (listenSocket !== undefined) logger?.warn({ event: 'listening_resumed', free_descriptors: free }, 'descriptors free again: accepting connections');
+          if (listenSocket !== undefined) logListeningResumed(logger, free);
           return listenSocket !== undefined;
         },
       });

@@ -1,0 +1,130 @@
+// Node's own HTTP server (llhttp) under the seam: the front on every Node
+// version and platform, where uWebSockets.js has no binary. Node parses,
+// frames and orders answers itself: HTTP/1.0 is answered (and closed unless
+// it asked for keep-alive), pipelined requests are answered in order behind
+// any pending answer, and what its parser refuses is answered here as JSON
+// and closed (client-errors.ts). While the process runs short of
+// descriptors it stops listening, as the uWS front does.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+import type { Logger } from 'pino';
+
+import { ApiError } from '../../api/api-error.js';
+import { guardDescriptors, logListeningPaused, logListeningResumed } from '../descriptor-guard.js';
+import { MAX_HEAD_BYTES } from '../request-checks.js';
+import type { Route } from '../routes.js';
+import type { HttpApp, HttpFront, HttpRouter } from '../seam.js';
+import { answerClientError } from './client-errors.js';
+import { isClosing, markClosing } from './closing-sockets.js';
+import { NodeRouter } from './node-router.js';
+import { notePeer, peerOf } from './peer-address.js';
+
+export interface NodeFrontOptions {
+  /** Longest wait for a whole request head (then 408). */
+  headersTimeoutMs: number;
+  /** Longest wait for a whole request, head and body (then 408). */
+  requestTimeoutMs: number;
+}
+
+/** How long an idle keep-alive connection stays open: uWS's figure. */
+const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+
+export function nodeFront(options: NodeFrontOptions): HttpFront {
+  return {
+    name: 'node',
+    router: () => new NodeRouter(),
+    serve: (router, routes, logger) => nodeListeningApp(router, routes, options, logger),
+  };
+}
+
+function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Route>>, options: NodeFrontOptions, logger?: Logger): HttpApp {
+  const server = createNodeServer(router as NodeRouter, options, logger);
+  let stopGuard = (): void => {};
+  const listenOn = (host: string, port: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const failed = (error: Error): void => reject(error);
+      server.once('error', failed);
+      server.listen({ host, port }, () => {
+        server.off('error', failed);
+        const address = server.address();
+        resolve(typeof address === 'object' && address !== null ? address.port : port);
+      });
+    });
+  return {
+    routes,
+    listen: async (host, port) => {
+      const chosen = await listenOn(host, port).catch((error: Error) => {
+        throw new Error(`could not listen on ${host}:${port}: ${error.message}`);
+      });
+      stopGuard = guardDescriptors({
+        pause: (free) => {
+          server.close();
+          logListeningPaused(logger, free);
+        },
+        resume: (free) => {
+          if (server.listening) return true;
+          listenOn(host, chosen).then(
+            () => logListeningResumed(logger, free),
+            () => {},
+          );
+          return true;
+        },
+      });
+      return chosen;
+    },
+    stopListening: () => {
+      stopGuard();
+      server.close();
+    },
+  };
+}
+
+/**
+ * What Node's parser lets through but the RFCs refuse: a major version
+ * other than 1 (RFC 9110 §15.6.6: 505), an HTTP/1.1 request without Host
+ * (RFC 9112 §3.2: 400; Node's own check answers it without a JSON body, so
+ * it is off and this is it).
+ */
+function refusalOfHead(message: IncomingMessage): ApiError | null {
+  if (message.httpVersionMajor !== 1) return new ApiError('version_not_supported', `HTTP/${message.httpVersion} is not served here; use HTTP/1.1`);
+  if (message.httpVersionMinor === 1 && message.headers.host === undefined) return new ApiError('bad_request', 'an HTTP/1.1 request must carry a Host header');
+  return null;
+}
+
+function refuseAndClose(response: ServerResponse, socket: Socket, refusal: ApiError): void {
+  const answer = refusal.answer({});
+  markClosing(socket);
+  response.shouldKeepAlive = false;
+  response.writeHead(Number(answer.status.slice(0, 3)), { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify(answer.body));
+}
+
+function createNodeServer(router: NodeRouter, options: NodeFrontOptions, logger?: Logger): Server {
+  const server = createServer({
+    maxHeaderSize: MAX_HEAD_BYTES,
+    headersTimeout: options.headersTimeoutMs,
+    requestTimeout: options.requestTimeoutMs,
+    // Timeouts are checked this often: a slow head is answered within a second of its limit.
+    connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    requireHostHeader: false, // checked in the request handler: see lacksHost
+  });
+  server.on('connection', notePeer);
+  server.on('request', (message, response) => {
+    const socket = message.socket as Socket;
+    if (isClosing(socket)) return; // behind an answer that closes the connection: never read
+    const refusal = refusalOfHead(message);
+    if (refusal !== null) return refuseAndClose(response, socket, refusal);
+    router.dispatch(message, response, socket);
+  });
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    const refusal = answerClientError(error, socket);
+    if (refusal !== null) {
+      const ip = new TextDecoder().decode(peerOf(socket).text);
+      logger?.info({ event: 'request', ip, status: refusal.code, parse_error: error.code }, 'request refused before routing');
+    }
+  });
+  // CONNECT is no request a route can take: Node hands it over as a raw socket.
+  server.on('connect', (_message, socket: Socket) => answerClientError(Object.assign(new Error('CONNECT'), { code: 'HPE_INVALID_METHOD' }), socket));
+  return server;
+}
