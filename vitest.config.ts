@@ -17,6 +17,10 @@ const scanningNativeTests = [
 /** The syn engine's run: the scanning files, and the decoy host's (a SYN proxy that answers every port). */
 const synNativeTests = [...scanningNativeTests, 'test/native/decoy-host.test.ts', 'test/native/forged-answers.test.ts'];
 const nativeProject = { fileParallelism: false, testTimeout: 120_000, hookTimeout: 60_000 };
+/** The suites that drive the HTTP front: the integration, page and cluster suites (their files that serve HTTP) run once more on Node's front. */
+const nodeFront = { SELFSCAN_HTTP_SERVER: 'node' };
+const httpClusterTests = ['cluster-nodes', 'cluster-webhooks', 'cluster-metrics', 'multi-region-interfaces'].map((name) => `test/cluster/${name}.test.ts`);
+const serverProject = { fileParallelism: false, testTimeout: 120_000, hookTimeout: 60_000 };
 
 // Projects: pure logic (no compiler, no root; loopback at most), the real addon
 // against loopback and network-namespace hosts, the cluster, the real server,
@@ -28,6 +32,10 @@ const nativeProject = { fileParallelism: false, testTimeout: 120_000, hookTimeou
 // over the kqueue-on-epoll translation, built by
 // scripts/build-kqueue-translation.mjs; and once more on the syn engine
 // (raw sockets: root, or CAP_NET_RAW) over epoll.
+// The suites that serve HTTP run on each front (SELFSCAN_HTTP_SERVER, which
+// the test server and every server process a test spawns read): `auto` in
+// `integration`, `browser` and `cluster` (uWS on Node 20, where it loads;
+// Node's http on the Node 22 and 24 legs), Node's http in their `-node` twins.
 // Native and integration tests measure real sockets and time, so every file
 // runs on its own (maxWorkers: 1), also across projects.
 export default defineConfig({
@@ -60,34 +68,32 @@ export default defineConfig({
         test: { name: 'native-syn', include: synNativeTests, env: { SELFSCAN_TEST_POLLER: 'epoll', SELFSCAN_TEST_ENGINE: 'syn' }, ...nativeProject },
       },
       {
-        test: {
-          name: 'cluster',
-          include: ['test/cluster/**/*.test.ts'],
-          fileParallelism: false,
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
-        },
+        test: { name: 'cluster', include: ['test/cluster/**/*.test.ts'], ...serverProject },
+      },
+      {
+        test: { name: 'cluster-node', include: httpClusterTests, env: nodeFront, ...serverProject },
       },
       {
         test: { name: 'facts', include: ['test/facts/**/*.test.ts'], fileParallelism: false, testTimeout: 60_000, hookTimeout: 60_000 },
       },
       {
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...serverProject },
+      },
+      {
+        // The package's install is the same whatever front serves; node-front forces its front itself.
         test: {
-          name: 'integration',
+          name: 'integration-node',
           include: ['test/integration/**/*.test.ts'],
-          fileParallelism: false,
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
+          exclude: ['test/integration/package-install.test.ts', 'test/integration/node-front.test.ts'],
+          env: nodeFront,
+          ...serverProject,
         },
       },
       {
-        test: {
-          name: 'browser',
-          include: ['test/browser/**/*.test.ts'],
-          fileParallelism: false,
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
-        },
+        test: { name: 'browser', include: ['test/browser/**/*.test.ts'], ...serverProject },
+      },
+      {
+        test: { name: 'browser-node', include: ['test/browser/**/*.test.ts'], env: nodeFront, ...serverProject },
       },
       {
         test: {

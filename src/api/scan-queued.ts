@@ -5,7 +5,11 @@ import * as z from 'zod';
 import { chunksComplete, etaSeconds, inFlightStatus, scanIdentity, totalChunks } from './scan-fields.js';
 import { ScanRegions } from './vantages.js';
 
-/** A started scan; the chunk counters come both or neither (only when the request joined a scan in flight). */
+/**
+ * A started scan, with its chunk counters whether the request started it or
+ * joined it; they stay optional (both or neither) because earlier servers
+ * sent them only for a join.
+ */
 export const ScanQueued = z
   .strictObject({
     ...scanIdentity,
@@ -20,7 +24,9 @@ export const ScanQueued = z
     path: ['total_chunks'],
   })
   .meta({
-    description: 'A started scan: `queued` when fresh; `queued` or `running` with the chunk counters when the ' + 'request coalesced onto the scan in flight.',
+    description:
+      'A started scan: `queued` when fresh; `queued` or `running` when the request coalesced onto the scan in flight. ' +
+      'Both carry the chunk counters (earlier servers sent them only with a coalesced answer).',
     // JSON Schema's spelling of the refinement above, which zod cannot convert.
     dependentRequired: { chunks_complete: ['total_chunks'], total_chunks: ['chunks_complete'] },
   });

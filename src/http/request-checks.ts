@@ -8,7 +8,8 @@
 //   than chunked makes the length unknowable (RFC 9112 §6.3: 400);
 // - it parses headers of any size that arrive in one read (only a head
 //   split over reads is cut at 4 KiB), so size is bounded here: 431.
-// A refused request is answered and its connection closed.
+// A refused request is answered and its connection closed; nothing after
+// its head is read.
 import { ApiError } from '../api/api-error.js';
 import type { HttpRequest, HttpResponse, HttpRouter, RecognizedString } from './seam.js';
 
@@ -58,13 +59,31 @@ function finalCoding(value: string): string {
   return (value.split(',').pop() ?? '').trim().toLowerCase();
 }
 
-/** Answers a refused request and closes its connection; true when it did. */
+/**
+ * The size a refusal's body is padded to (with JSON whitespace): uWS's cork
+ * buffer (LoopData::CORK_BUFFER_SIZE), so that the body cannot fit in it.
+ */
+const REFUSAL_BODY_BYTES = 16 * 1024;
+
+/**
+ * Answers a refused request and closes its connection before anything after
+ * its head is read as a request (RFC 9112 §6.3); true when it did.
+ *
+ * uWS (20.30) runs a route callback corked and goes on parsing the rest of
+ * the read, so `end(body, true)` alone answers a request pipelined behind
+ * the refused one, and the close is forgotten. It closes at once only when
+ * the socket is no longer corked as the response ends, and stops parsing
+ * then; close() within the callback would drop the corked answer, and the
+ * response may not be touched after end(). A write that does not fit in the
+ * cork buffer uncorks the socket (the answer goes to the kernel at once), so
+ * the body is padded past it: the answer arrives whole, then EOF.
+ */
 function refuse(res: HttpResponse, req: HttpRequest): boolean {
   const refusal = refusalOf(req);
   if (refusal === null) return false;
   const answer = refusal.answer({});
   res.writeStatus(answer.status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
-  res.end(JSON.stringify(answer.body), true);
+  res.end(JSON.stringify(answer.body).padEnd(REFUSAL_BODY_BYTES), true);
   return true;
 }
 

@@ -20,20 +20,21 @@ export function noneBody(ip: string, scanType: ScanType): ScanResultNone {
   return { ip, scan_type: scanType, status: 'none' };
 }
 
-/** The body of a POST that started or joined `record`. */
-export function scanQueuedBody(record: ScanRecord, coalesced: boolean, etaSeconds: number): ScanQueued {
-  const body: ScanQueued = {
+/**
+ * The body of a POST that started or joined `record`: a scan in flight, so
+ * with its chunk counters (spec 2.1, fact 2), whether the request started it
+ * or joined it.
+ */
+export function scanQueuedBody(record: ScanRecord, etaSeconds: number): ScanQueued {
+  return {
     ip: record.ip,
     scan_type: record.scanType,
     status: record.status === 'running' ? 'running' : 'queued',
     eta_seconds: etaSeconds,
+    chunks_complete: record.chunksComplete,
+    total_chunks: record.totalChunks,
     ...(record.regions === undefined ? {} : { regions: record.regions }),
   };
-  if (coalesced) {
-    body.chunks_complete = record.chunksComplete;
-    body.total_chunks = record.totalChunks;
-  }
-  return body;
 }
 
 export function inFlightBody(record: ScanRecord, facts: InFlightFacts): ScanResultInFlight {

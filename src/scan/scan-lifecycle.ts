@@ -74,7 +74,7 @@ export class ScanLifecycle implements Scans {
       const known = book.peek(ip, scanType, regionsAsked) ?? (await book.read(ip, scanType, regionsAsked));
       if (known !== null && 'inFlight' in known && known.inFlight.id === scanId) current = known.inFlight;
     }
-    return { scanId, body: scanQueuedBody(current, joinedId !== null, this.facts(current).etaSeconds), coalesced: joinedId !== null, ...watch };
+    return { scanId, body: scanQueuedBody(current, this.facts(current).etaSeconds), coalesced: joinedId !== null, ...watch };
   }
 
   async watch(ip: string, scanType: ScanType, listener: ScanListener, afterId?: number, regionsAsked?: RegionsAsked): Promise<Watch | null> {

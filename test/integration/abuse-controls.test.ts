@@ -69,7 +69,7 @@ describe('rate limits', () => {
     for (let i = 0; i < 5; i++) {
       const health = await call('127.0.0.44', `${s.url}/healthz`);
       expect(health.status).toBe(200);
-      expect(health.body).toEqual({ ok: true, role: 'all', region: null, redis: null, jobsInHand: 0, engine: null }); // the fake scanner names no engine
+      expect(health.body).toEqual({ ok: true, role: 'all', region: null, redis: null, jobsInHand: 0, engine: null, http_server: s.server.httpServer }); // the fake scanner names no engine
       expect(health.headers.get('x-ratelimit-limit')).toBeNull();
     }
     expect((await call('127.0.0.44', `${s.url}/v1/fast`)).status).toBe(200);

@@ -6,7 +6,7 @@
 // and closed (client-errors.ts). While the process runs short of
 // descriptors it stops listening, as the uWS front does.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 
 import type { Logger } from 'pino';
 
@@ -59,7 +59,8 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
       });
       stopGuard = guardDescriptors({
         pause: (free) => {
-          server.close();
+          // net.Server's own close: the http server's would also close the idle keep-alive connections.
+          NetServer.prototype.close.call(server);
           logListeningPaused(logger, free);
         },
         resume: (free) => {
