@@ -84,7 +84,7 @@ export default defineConfig({
         test: {
           name: 'integration-node',
           include: ['test/integration/**/*.test.ts'],
-          exclude: ['test/integration/package-install.test.ts', 'test/integration/node-front.test.ts'],
+          exclude: ['test/integration/package-install.test.ts', 'test/integration/node-front.test.ts', 'test/integration/http-front-choice.test.ts'],
           env: nodeFront,
           ...serverProject,
         },

@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { Health } from '../src/api/health.js';
 import { type CliEntry, type Placement, type ServerProcess, startServerProcess } from './server-process.js';
 
 export interface NodeSpec {
@@ -30,7 +31,7 @@ export function startNode(socket: string, spec: NodeSpec, entry?: CliEntry): Pro
 }
 
 /** GET /healthz of a node. */
-export async function healthOf(node: ServerProcess): Promise<{ ok: boolean; role: string; region: string | null; redis: string; jobsInHand: number }> {
+export async function healthOf(node: ServerProcess): Promise<Health> {
   const response = await fetch(`${node.url}/healthz`);
   return (await response.json()) as never;
 }

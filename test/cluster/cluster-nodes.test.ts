@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { healthOf, killAll, type NodeSpec, startNode } from '../../support/cluster-nodes.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { rawExchange } from '../../support/raw-http.js';
 import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
 import type { ServerProcess } from '../../support/server-process.js';
 import { readSse, type SseEvent } from '../../support/sse-reader.js';
@@ -114,6 +115,21 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     const other = await fetch(`${scanners.nl1.url}/v1/fast`, { method: 'POST' });
     expect(other.status).toBe(404);
     expect(await other.json()).toMatchObject({ error: 'not_found' });
+  });
+
+  it("answers Redis-bound requests sent in one write in order on Node's front; uWS closes the connection (as the README says)", async () => {
+    const api = apiNodes[1]!;
+    const { http_server: front } = await healthOf(api);
+    const get = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: selfscan.test\r\nX-Forwarded-For: 127.0.0.9\r\n\r\n`;
+    const got = await rawExchange(Number(new URL(api.url).port), get('/v1/fast') + get('/healthz') + get('/nope'), { answers: 3, waitMs: 5000 });
+    if (front === 'uws') {
+      expect(got.statuses).toEqual([]);
+      expect(got.closed).toBe(true);
+    } else {
+      expect(front).toBe('node');
+      expect(got.statuses).toEqual([200, 200, 404]);
+      expect(got.closed).toBe(false);
+    }
   });
 
   it('makes one deep scan of 20 concurrent starts on both API nodes; watchers on both get it gapless; an NL scanner killed mid-chunk changes nothing', async () => {

@@ -7,20 +7,16 @@ import type { HttpRequest, RecognizedString } from '../seam.js';
 import { bytesAsText } from './recognized-text.js';
 
 export class NodeRequest implements HttpRequest {
-  private readonly path: string;
-  private readonly query: string | undefined;
   private params: URLSearchParams | undefined;
 
+  /** `path` and `query` are the target's, split by the router. */
   constructor(
     readonly message: IncomingMessage,
+    private readonly path: string,
+    private readonly query: string | undefined,
     /** The route pattern's parameters, in order. */
     private readonly parameters: readonly string[],
-  ) {
-    const url = message.url ?? '/';
-    const mark = url.indexOf('?');
-    this.path = mark === -1 ? url : url.slice(0, mark);
-    this.query = mark === -1 ? undefined : url.slice(mark + 1);
-  }
+  ) {}
 
   getHeader(name: RecognizedString): string {
     const value = this.message.headers[bytesAsText(name)];

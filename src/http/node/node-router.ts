@@ -108,7 +108,7 @@ export class NodeRouter implements HttpRouter {
     }
     const res = new NodeResponse(response, socket);
     try {
-      void handler(res, new NodeRequest(message, parameters));
+      void handler(res, new NodeRequest(message, path, mark === -1 ? undefined : url.slice(mark + 1), parameters));
     } catch {
       socket.destroy(); // as uWS would: a handler that throws leaves nothing to answer with
     }
