@@ -10,6 +10,8 @@ export interface RawAnswer {
   text: string;
   /** The server closed the connection (FIN or RST) before the wait ended. */
   closed: boolean;
+  /** The connection ended in an error (a reset) rather than an orderly close. */
+  reset: boolean;
   /** Milliseconds from the write to the close, or to the last expected answer, or to the end of the wait. */
   ms: number;
 }
@@ -41,18 +43,24 @@ export function statusesOf(text: string, heads: readonly boolean[] = []): number
 }
 
 /**
- * Writes `bytes` to a new connection to `port` and waits until the server
- * closes it, `answers` responses have arrived (then `settleMs` more for
- * stray ones), or `waitMs` pass.
+ * Writes `bytes` to a new connection to `port` (from the loopback address
+ * `from`, 127.0.0.1 unless given) and waits until the server closes it,
+ * `answers` responses have arrived (then `settleMs` more for stray ones), or
+ * `waitMs` pass.
  */
-export function rawExchange(port: number, bytes: string | Buffer, options: { answers?: number; waitMs?: number; settleMs?: number } = {}): Promise<RawAnswer> {
-  const { answers = Number.POSITIVE_INFINITY, waitMs = 2000, settleMs = 100 } = options;
+export function rawExchange(
+  port: number,
+  bytes: string | Buffer,
+  options: { answers?: number; waitMs?: number; settleMs?: number; from?: string } = {},
+): Promise<RawAnswer> {
+  const { answers = Number.POSITIVE_INFINITY, waitMs = 2000, settleMs = 100, from } = options;
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', ...(from === undefined ? {} : { localAddress: from }) });
     const started = Date.now();
     const heads = headRequests(bytes);
     let text = '';
     let done = false;
+    let reset = false;
     let settle: NodeJS.Timeout | undefined;
     const finish = (closed: boolean, at = Date.now()): void => {
       if (done) return;
@@ -60,7 +68,7 @@ export function rawExchange(port: number, bytes: string | Buffer, options: { ans
       clearTimeout(wait);
       clearTimeout(settle);
       socket.destroy();
-      resolve({ statuses: statusesOf(text, heads), text, closed, ms: at - started });
+      resolve({ statuses: statusesOf(text, heads), text, closed, reset, ms: at - started });
     };
     const wait = setTimeout(() => finish(false), waitMs);
     socket.on('data', (chunk) => {
@@ -71,7 +79,10 @@ export function rawExchange(port: number, bytes: string | Buffer, options: { ans
       }
     });
     socket.on('close', () => finish(true));
-    socket.on('error', () => finish(true));
+    socket.on('error', () => {
+      reset = true;
+      finish(true);
+    });
     socket.write(bytes);
   });
 }

@@ -12,10 +12,10 @@ import { ClientAddressResolver } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
 import type { ProxyHeader } from './forwarded-hops.js';
 import { HEALTH_PATH, type HealthCheck, healthRoute } from './health.js';
+import type { HttpApp, HttpFront } from './http-front.js';
 import { checkedApp } from './request-checks.js';
 import { RouteContext } from './route-context.js';
 import { allowedMethods, ROUTES, type Route } from './routes.js';
-import type { HttpApp, HttpFront } from './seam.js';
 
 export interface HttpAppOptions {
   service: Scans;

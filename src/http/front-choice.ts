@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 
 import { ConfigError } from '../config/config-sources.js';
 import type { HttpServerChoice } from '../config/http-server-choices.js';
-import { type NodeFrontOptions, nodeFront } from './node/node-front.js';
-import type { HttpFront, HttpServerName } from './seam.js';
+import type { HttpFront, HttpServerName } from './http-front.js';
+import { type NodeFrontOptions, nodeFront } from './node-front.js';
 import { uwsFront } from './uws-front.js';
 
 export interface HttpFrontSettings extends NodeFrontOptions {

@@ -4,10 +4,11 @@
 // node serves nothing else over HTTP (createHealthApp).
 import { ApiError } from '../api/api-error.js';
 import type { Health } from '../api/health.js';
+import type { HttpApp, HttpFront } from './http-front.js';
 import { METRICS_PATH, type MetricsServing, metricsRoute, registerMetrics } from './metrics-route.js';
 import { checkedApp } from './request-checks.js';
 import type { Route } from './routes.js';
-import type { HttpApp, HttpFront, HttpRequest, HttpResponse, HttpRouter } from './seam.js';
+import type { HttpRequest, HttpResponse, HttpRouter } from './seam.js';
 import { writeAnswer } from './write-answer.js';
 
 export type HealthCheck = () => Promise<Health>;

@@ -8,9 +8,10 @@ import { METRICS_CONTENT_TYPE, type Metrics } from '../metrics/metrics.js';
 import { type Cidr, containedInAny, parseCidr } from '../net/cidr.js';
 import { parseIp } from '../net/ip-address.js';
 import { peerAddress } from './client-address.js';
+import type { HttpApp, HttpFront } from './http-front.js';
 import { checkedApp } from './request-checks.js';
 import type { Route } from './routes.js';
-import type { HttpApp, HttpFront, HttpResponse, HttpRouter } from './seam.js';
+import type { HttpResponse, HttpRouter } from './seam.js';
 import { writeAnswer } from './write-answer.js';
 
 export const METRICS_PATH = '/metrics';

@@ -2,12 +2,8 @@
 // MCP see of a request, a response and the router they register on. It is
 // the part of uWebSockets.js's interface the code uses, so uWS's own objects
 // are its adapter at no cost per request (src/http/uws-front.ts); Node's own
-// `node:http` is the other (src/http/node/). Each front turns a router into
-// a listening HttpApp.
-import type { Logger } from 'pino';
-
-import type { Route } from './routes.js';
-
+// `node:http` is the other (src/http/node-front.ts and its node-*.ts). A
+// front (http-front.ts) turns a router into a listening HttpApp.
 /** A string, or its UTF-8 bytes (uWS reads bytes without converting them). */
 export type RecognizedString = string | ArrayBuffer | Uint8Array;
 
@@ -81,27 +77,4 @@ export interface HttpRouter {
   trace(pattern: RecognizedString, handler: RouteHandler): HttpRouter;
   connect(pattern: RecognizedString, handler: RouteHandler): HttpRouter;
   any(pattern: RecognizedString, handler: RouteHandler): HttpRouter;
-}
-
-/** A router that serves: listening on demand, stopping to listen on demand or while descriptors run short. */
-export interface HttpApp {
-  /** Every route served, by path: HTTP's own and the mounted ones. */
-  routes: Readonly<Record<string, Route>>;
-  /** Starts listening; resolves with the port (useful with port 0). */
-  listen(host: string, port: number): Promise<number>;
-  /** Stops accepting connections; open responses carry on. */
-  stopListening(): void;
-}
-
-/** The HTTP servers a front can be. */
-export const HTTP_SERVERS = ['uws', 'node'] as const;
-export type HttpServerName = (typeof HTTP_SERVERS)[number];
-
-/** One HTTP server under the seam. */
-export interface HttpFront {
-  name: HttpServerName;
-  /** A new router to register routes on. */
-  router(): HttpRouter;
-  /** `router` as an app that listens; `routes` are what it serves (for the OpenAPI document and 405s). */
-  serve(router: HttpRouter, routes: Readonly<Record<string, Route>>, logger?: Logger): HttpApp;
 }

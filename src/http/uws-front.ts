@@ -1,7 +1,9 @@
 // The design's HTTP server: uWebSockets.js, whose request and response
 // objects are the seam's own (src/http/seam.ts), so nothing is wrapped per
 // request. Loaded from its native binary or not at all (uws.ts).
-import type { HttpFront, HttpRouter } from './seam.js';
+
+import type { HttpFront } from './http-front.js';
+import type { HttpRouter } from './seam.js';
 import { loadUws, type TemplatedApp } from './uws.js';
 import { uwsListeningApp } from './uws-listening.js';
 

@@ -4,8 +4,8 @@
 import type { Logger } from 'pino';
 
 import { guardDescriptors, logListeningPaused, logListeningResumed } from './descriptor-guard.js';
+import type { HttpApp } from './http-front.js';
 import type { Route } from './routes.js';
-import type { HttpApp } from './seam.js';
 import type { loadUws, TemplatedApp, us_listen_socket } from './uws.js';
 
 /** `app` as an HttpApp: listening on demand, stopping to listen on demand or while descriptors run short. */

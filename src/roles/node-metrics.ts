@@ -7,9 +7,9 @@ import type { Logger } from 'pino';
 import { VERSION } from '../api/version.js';
 import type { Config } from '../config/config.js';
 import { chooseHttpFront } from '../http/front-choice.js';
+import type { HttpApp, HttpFront } from '../http/http-front.js';
 import { createMetricsApp, METRICS_PATH, MetricsAllowList, type MetricsServing, metricsRoute } from '../http/metrics-route.js';
 import type { Route } from '../http/routes.js';
-import type { HttpApp, HttpFront } from '../http/seam.js';
 import { Metrics } from '../metrics/metrics.js';
 
 export interface NodeMetrics {

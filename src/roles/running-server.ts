@@ -1,6 +1,7 @@
 // What `selfscan serve` hands back, in either mode, and what tests may give it instead of its own parts.
+
+import type { HttpServerName } from '../http/http-front.js';
 import type { Route } from '../http/routes.js';
-import type { HttpServerName } from '../http/seam.js';
 import type { RateLimitStore } from '../limits/rate/rate-limit-store.js';
 import type { Clock } from '../model/clock.js';
 import type { Scanner, ScannerStats } from '../native/scanner.js';

@@ -3,10 +3,12 @@
 // status, or the close uWebSockets.js forces (at once, or at its idle
 // timeout), in bounded time; and a normal request on a fresh
 // connection is answered after each. HEAD of a GET resource carries GET's
-// headers without the body; pipelined requests are answered in order.
+// headers without the body; pipelined requests are answered in order. After
+// a framing error nothing that followed the head is read as a request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { IDLE_CLOSE_MS, outcomeOn, PROMPT_MS, request, SHAPES } from '../../support/hostile-shapes.js';
+import { callerFetch } from '../../support/callers.js';
+import { IDLE_CLOSE_MS, type Outcome, outcomeOn, PROMPT_MS, request, SHAPES, type Shape } from '../../support/hostile-shapes.js';
 import { rawExchange } from '../../support/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -67,5 +69,74 @@ describe.concurrent('hostile HTTP', () => {
     const notFound = [...got.text.matchAll(/no such endpoint: (\/nope-\d+)/g)].map((match) => match[1]);
     expect(notFound).toEqual(paths.filter((path) => path !== '/openapi.json'));
     expect(got.closed).toBe(false);
+  });
+});
+
+/**
+ * A request whose framing is refused, followed in the same write by a poll
+ * and a deep scan start that would run if the bytes after its head were
+ * read (RFC 9112 §6.3: the server answers 400 and closes the connection):
+ * its outcome is the one answer, a JSON Error, then EOF, or a close without
+ * an answer. `from`: each its own caller, so its scans are its own.
+ */
+const HOST = 'Host: selfscan.test';
+const SMUGGLED = request('GET /v1/deep HTTP/1.1') + request('POST /v1/deep HTTP/1.1', [HOST, 'Content-Length: 0']);
+const behind = (headers: string[], body: string): string => request('POST /v1/fast HTTP/1.1', [HOST, ...headers], body) + SMUGGLED;
+const refused400: Outcome = { statuses: [400], close: true };
+
+const SMUGGLED_SHAPES: (Shape & { from: string })[] = [
+  { name: 'Content-Length 5 and 6', from: '127.0.0.41', bytes: behind(['Content-Length: 5', 'Content-Length: 6'], 'hello'), outcome: refused400 },
+  {
+    // uWS's own parser refuses both headers together: it closes before any route sees the request, without an answer.
+    name: 'Content-Length beside Transfer-Encoding: chunked',
+    from: '127.0.0.42',
+    bytes: behind(['Content-Length: 5', 'Transfer-Encoding: chunked'], '0\r\n\r\n'),
+    outcome: { closeAtOnce: true },
+    node: refused400,
+  },
+  {
+    name: 'Transfer-Encoding whose final coding is not chunked',
+    from: '127.0.0.43',
+    bytes: behind(['Transfer-Encoding: chunked, identity'], '0\r\n\r\n'),
+    outcome: refused400,
+  },
+];
+
+/** The one whole answer `text` holds: its status, its body; throws if anything follows it. */
+function onlyAnswer(text: string): { status: number; body: string } {
+  const headEnd = text.indexOf('\r\n\r\n');
+  expect(headEnd).toBeGreaterThan(0);
+  const head = text.slice(0, headEnd);
+  const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]);
+  expect(Number.isInteger(length)).toBe(true);
+  expect(text.length).toBe(headEnd + 4 + length); // nothing after the answer: no second response, no stray bytes
+  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1]), body: text.slice(headEnd + 4) };
+}
+
+describe.concurrent('requests smuggled behind a framing error, in one write', () => {
+  it.each(SMUGGLED_SHAPES)('$name: one answer or none, then EOF; nothing behind it runs', async (shape) => {
+    const outcome = outcomeOn(shape, server.server.httpServer);
+    // No `answers`: it waits for the close (or for 2 s, which fails the test).
+    const got = await rawExchange(port, shape.bytes, { from: shape.from, waitMs: PROMPT_MS * 2 });
+    expect(got.closed).toBe(true);
+    expect(got.reset).toBe(false); // an orderly EOF, after the whole answer
+    expect(got.ms).toBeLessThan(PROMPT_MS);
+    if ('statuses' in outcome) {
+      const answer = onlyAnswer(got.text);
+      expect([answer.status]).toEqual(outcome.statuses);
+      expect(got.text).toMatch(/\r\nContent-Type: application\/json\r\n/i);
+      expect(JSON.parse(answer.body)).toEqual({ error: 'bad_request', reason: expect.any(String) });
+    } else {
+      expect(got.text).toBe('');
+    }
+
+    // Neither the refused POST nor the smuggled one started a scan.
+    const fetch = callerFetch(shape.from);
+    for (const type of ['fast', 'deep']) {
+      const response = await fetch(`${server.url}/v1/${type}`);
+      expect(await response.json()).toEqual({ ip: shape.from, scan_type: type, status: 'none' });
+    }
+    expect(server.logs.filter((line) => line.ip === shape.from && (line.event === 'scan_queued' || line.event === 'scan_joined'))).toEqual([]);
+    await stillServes();
   });
 });

@@ -7,6 +7,8 @@ import { listeningPorts } from '../../support/listening-ports.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { validateResponse } from '../../support/openapi-validator.js';
 import { burst } from '../helpers/burst.js';
+import { eventually } from '../helpers/eventually.js';
+import { FakeScanner } from '../helpers/fake-scanner.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -77,8 +79,47 @@ describe('POST /v1/deep', () => {
     const joined = server.logs.filter((l) => l.event === 'scan_joined' && l.ip === '127.0.0.13');
     expect(started).toHaveLength(1);
     expect(joined).toHaveLength(999);
-    expect(responses.filter((r) => (r.body as { total_chunks?: number }).total_chunks === 64)).toHaveLength(999);
+    expect(responses.filter((r) => (r.body as { total_chunks?: number }).total_chunks === 64)).toHaveLength(1000); // the start and every join
     await pollUntilFinal(callerFetch('127.0.0.13'), `${server.url}/v1/deep`);
+  });
+});
+
+describe('POST /v1/fast answers with the chunk counters (interface fact 2)', () => {
+  it('when it starts a scan, joins one still queued, or joins one running', async () => {
+    // One fast scan at a time, on a scanner the test ends: the first caller's scan runs, the second's waits in line.
+    const scanner = new FakeScanner();
+    const own = await startTestServer({ concurrency: { fast: 1 } }, { scanner });
+    try {
+      const first = callerFetch('127.0.0.21');
+      const second = callerFetch('127.0.0.22');
+      const post = async (fetch: ReturnType<typeof callerFetch>): Promise<Record<string, unknown>> => {
+        const response = await fetch(`${own.url}/v1/fast`, { method: 'POST' });
+        expect(response.status).toBe(200);
+        return json(response, 'POST', '/v1/fast');
+      };
+      const counters = { chunks_complete: 0, total_chunks: 4 };
+
+      expect(await post(first)).toMatchObject({ ip: '127.0.0.21', status: 'queued', ...counters });
+      await eventually(() => scanner.scans.length === 1, 5000, 'the first scan to start');
+      // A fresh scan that waits in line, then a POST that joins it while it still waits.
+      expect(await post(second)).toMatchObject({ ip: '127.0.0.22', scan_type: 'fast', status: 'queued', ...counters });
+      const joinedQueued = await post(second);
+      expect(joinedQueued).toMatchObject({ ip: '127.0.0.22', scan_type: 'fast', status: 'queued', ...counters });
+      expect(joinedQueued.eta_seconds).toBeGreaterThanOrEqual(0);
+      expect(await json(await second(`${own.url}/v1/fast`), 'GET', '/v1/fast')).toMatchObject({ status: 'queued' }); // still in line
+      // A POST that joins the scan running, after a chunk of it.
+      scanner.scans[0]!.chunk({ index: 0, total: 4 });
+      expect(await post(first)).toMatchObject({ ip: '127.0.0.21', status: 'running', chunks_complete: 1, total_chunks: 4 });
+
+      expect(own.logs.filter((line) => line.event === 'scan_queued')).toHaveLength(2);
+      expect(own.logs.filter((line) => line.event === 'scan_joined').map((line) => line.ip)).toEqual(['127.0.0.22', '127.0.0.21']);
+      expect(scanner.scans).toHaveLength(1); // the second scan still waits: nothing it joined was a new scan
+      scanner.scans[0]!.complete();
+      await eventually(() => scanner.scans.length === 2, 5000, 'the second scan to start');
+      scanner.scans[1]!.complete();
+    } finally {
+      await own.close();
+    }
   });
 });
 

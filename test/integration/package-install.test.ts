@@ -40,6 +40,8 @@ it('installs from the tarball without compiling, and serves a scan', { timeout: 
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'trial', private: true, allowScripts: { selfscan: true } }));
   const env = { ...process.env, PATH: noCompilerPath(), npm_config_nodedir: '' };
   expect(() => execFileSync('sh', ['-c', 'command -v cc || command -v g++ || command -v make'], { env })).toThrow();
+  // npm, the install script and the server run on the Node running the tests.
+  expect(execFileSync('node', ['--version'], { env, encoding: 'utf8' }).trim()).toBe(process.version);
 
   const log = execFileSync('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts', join(work, tarball)], {
     cwd: app,

@@ -71,7 +71,11 @@ describe.each(FAMILIES)('decoy host over %s', (family) => {
   it('deceives a plain connect: the handshake completes, then a reset comes before any byte', async () => {
     const before = await host().decoyStats();
     for (const port of SAMPLE_DECOYS) {
-      expect({ port, ...(await attempt(host()[family], port)) }).toEqual({ port, connected: true, error: 'ECONNRESET', bytes: 0 });
+      // ECONNRESET, not ECONNREFUSED, is the completed handshake: a reset in
+      // SYN-SENT refuses. Whether Node's 'connect' event ran before the reset
+      // came 2 ms later races the event loop (lost about 1 run in 10, on Node 20 as on 24).
+      const { connected: _, ...seen } = await attempt(host()[family], port);
+      expect({ port, ...seen }).toEqual({ port, error: 'ECONNRESET', bytes: 0 });
     }
     const after = await host().decoyStats();
     // The SYN-ACKs were the responder's: the host's kernel never saw the SYNs.

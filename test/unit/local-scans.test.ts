@@ -54,8 +54,7 @@ describe('local scans', () => {
     const started = await service.start(IP, 'fast', 'v1');
     await flush(); // scans start on the next turn of the event loop
     expect(started.coalesced).toBe(false);
-    expect(started.body).toMatchObject({ ip: IP, scan_type: 'fast', status: 'queued' });
-    expect(started.body.chunks_complete).toBeUndefined();
+    expect(started.body).toMatchObject({ ip: IP, scan_type: 'fast', status: 'queued', chunks_complete: 0, total_chunks: 4 });
     expect(store.records.get(`fast|${IP}`)?.id).toBeDefined(); // stored before it answered
 
     const fake = scanner.scans[0]!;

@@ -2,8 +2,9 @@
 // lines after it (`200 OK\r\nContent-Type: application/json…`, made once by
 // HeaderBlock for uWS, which writes it verbatim). Node's http takes the code,
 // the reason and the headers apart, so each such head is split once and kept.
-import type { RecognizedString } from '../seam.js';
-import { bytesAsText } from './recognized-text.js';
+
+import { bytesAsText } from './node-recognized-text.js';
+import type { RecognizedString } from './seam.js';
 
 export interface StatusHead {
   code: number;

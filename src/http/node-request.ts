@@ -3,8 +3,8 @@
 // its route callback.
 import type { IncomingMessage } from 'node:http';
 
-import type { HttpRequest, RecognizedString } from '../seam.js';
-import { bytesAsText } from './recognized-text.js';
+import { bytesAsText } from './node-recognized-text.js';
+import type { HttpRequest, RecognizedString } from './seam.js';
 
 export class NodeRequest implements HttpRequest {
   private params: URLSearchParams | undefined;

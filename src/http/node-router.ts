@@ -5,11 +5,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-import { ApiError } from '../../api/api-error.js';
-import type { HttpRouter, RecognizedString, RouteHandler } from '../seam.js';
+import { ApiError } from '../api/api-error.js';
+import { bytesAsText } from './node-recognized-text.js';
 import { NodeRequest } from './node-request.js';
 import { NodeResponse } from './node-response.js';
-import { bytesAsText } from './recognized-text.js';
+import type { HttpRouter, RecognizedString, RouteHandler } from './seam.js';
 
 /** Handlers of one pattern, by lower-case method, and the one for any method. */
 interface MethodTable {

@@ -7,11 +7,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-import type { HttpResponse, RecognizedString } from '../seam.js';
-import { markClosing } from './closing-sockets.js';
-import { type PeerAddress, peerOf } from './peer-address.js';
-import { bytesAsText } from './recognized-text.js';
-import { statusHead } from './status-head.js';
+import { markClosing } from './node-closing-sockets.js';
+import { type PeerAddress, peerOf } from './node-peer-address.js';
+import { bytesAsText } from './node-recognized-text.js';
+import { statusHead } from './node-status-head.js';
+import type { HttpResponse, RecognizedString } from './seam.js';
 
 const EMPTY = new ArrayBuffer(0);
 

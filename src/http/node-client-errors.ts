@@ -6,8 +6,8 @@
 // chunk size, a malformed line) 400. Bytes after the error are never read.
 import type { Socket } from 'node:net';
 
-import { ApiError } from '../../api/api-error.js';
-import { markClosing } from './closing-sockets.js';
+import { ApiError } from '../api/api-error.js';
+import { markClosing } from './node-closing-sockets.js';
 
 /** llhttp's and Node's codes that are not a plain 400. */
 const REFUSALS: Readonly<Record<string, () => ApiError>> = {

@@ -3,22 +3,23 @@
 // frames and orders answers itself: HTTP/1.0 is answered (and closed unless
 // it asked for keep-alive), pipelined requests are answered in order behind
 // any pending answer, and what its parser refuses is answered here as JSON
-// and closed (client-errors.ts). While the process runs short of
+// and closed (node-client-errors.ts). While the process runs short of
 // descriptors it stops listening, as the uWS front does.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 
 import type { Logger } from 'pino';
 
-import { ApiError } from '../../api/api-error.js';
-import { guardDescriptors, logListeningPaused, logListeningResumed } from '../descriptor-guard.js';
-import { MAX_HEAD_BYTES } from '../request-checks.js';
-import type { Route } from '../routes.js';
-import type { HttpApp, HttpFront, HttpRouter } from '../seam.js';
-import { answerClientError } from './client-errors.js';
-import { isClosing, markClosing } from './closing-sockets.js';
+import { ApiError } from '../api/api-error.js';
+import { guardDescriptors, logListeningPaused, logListeningResumed } from './descriptor-guard.js';
+import type { HttpApp, HttpFront } from './http-front.js';
+import { answerClientError } from './node-client-errors.js';
+import { isClosing, markClosing } from './node-closing-sockets.js';
+import { notePeer, peerOf } from './node-peer-address.js';
 import { NodeRouter } from './node-router.js';
-import { notePeer, peerOf } from './peer-address.js';
+import { MAX_HEAD_BYTES } from './request-checks.js';
+import type { Route } from './routes.js';
+import type { HttpRouter } from './seam.js';
 
 export interface NodeFrontOptions {
   /** Longest wait for a whole request head (then 408). */

@@ -1,6 +1,6 @@
 // The seam passes names and values as text or as their bytes (uWS reads
 // bytes without converting them); Node's http wants text.
-import type { RecognizedString } from '../seam.js';
+import type { RecognizedString } from './seam.js';
 
 const utf8 = new TextDecoder();
 /** Names given as bytes are the code's own constants (`ORIGIN`, `REGIONS`): decoded once each. */
