@@ -58,6 +58,14 @@ export function runCli(
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
+/** The JSON log lines in a process's output. */
+export function logLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 /**
  * Starts `selfscan serve` on port 0 with `config` (rate limits off, loopback
  * DNS, unless given) as its config file; `maxDescriptors`: under that
@@ -80,12 +88,7 @@ export async function startServerProcess(
     maxDescriptors,
     place.prefix,
   );
-  const logs = (): Record<string, unknown>[] =>
-    run
-      .stdout()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const logs = (): Record<string, unknown>[] => logLines(run.stdout());
   const deadline = Date.now() + 20_000;
   for (;;) {
     const listening = logs().find((line) => line.event === 'listening');

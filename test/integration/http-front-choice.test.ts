@@ -5,7 +5,7 @@
 // 2 and the loader's reason, no stack trace; `node` runs anywhere.
 import { describe, expect, it } from 'vitest';
 
-import { runCli, type ServerProcess } from '../../support/server-process.js';
+import { logLines, runCli, type ServerProcess } from '../../support/server-process.js';
 import { cleanupAfterEach } from '../helpers/test-cleanups.js';
 
 const { cleanups, tempDir } = cleanupAfterEach('selfscan-front-');
@@ -22,12 +22,7 @@ function serve(choice: string) {
     run.child.kill('SIGKILL');
     await run.exited;
   });
-  const logs = (): Record<string, unknown>[] =>
-    run
-      .stdout()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const logs = (): Record<string, unknown>[] => logLines(run.stdout());
   return { run, logs };
 }
 
