@@ -13,15 +13,22 @@
 // builds and runs the scanner core's C++ unit tests
 // (scripts/native-tests.mjs), type-checks and builds the TypeScript (and
 // the bundled ASN table when it is missing or stale), runs
-// every vitest project, then prints one closing line "N passed, N failed"
-// counting both.
+// every vitest project, then the node legs: vitest again under Node 24
+// (unit, native, integration) and Node 22 (unit, integration), each fetched
+// from the npm registry (scripts/node-legs.mjs), and prints one closing line
+// "N passed, N failed" counting all of them; a failure anywhere fails it.
 // Extra arguments go to vitest, e.g. `npm test -- --project unit`: with the
 // unit project alone, nothing is compiled and nothing needs root (without
-// root, a missing clang-format skips only the C++ format check).
+// root, a missing clang-format skips only the C++ format check). With extra
+// arguments no node leg runs unless SELFSCAN_NODE_LEGS names some, e.g.
+// `SELFSCAN_NODE_LEGS=24:unit npm test -- --project unit`;
+// SELFSCAN_NODE_LEGS=none runs none after a plain `npm test`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 
 import { aptInstall, hasCommand } from './ensure-command.mjs';
+import { chosenLegs, runLeg } from './node-legs.mjs';
+import { runVitest } from './vitest-run.mjs';
 
 /** The values of vitest's `--project NAME` and `--project=NAME` arguments. */
 function selectedProjects(args) {
@@ -33,6 +40,13 @@ function selectedProjects(args) {
 
 const vitestArgs = process.argv.slice(2);
 const projects = selectedProjects(vitestArgs);
+let legs;
+try {
+  legs = chosenLegs(vitestArgs);
+} catch (err) {
+  console.error(`test: ${err.message}`);
+  process.exit(2);
+}
 const unitOnly = projects.length > 0 && projects.every((project) => project === 'unit');
 const lintTools = { 'clang-format': 'clang-format' };
 const tools = unitOnly
@@ -138,19 +152,18 @@ run('node', ['scripts/build-web.mjs']);
 run('node', ['--import', 'tsx', 'scripts/build-asn-table.ts']);
 run('node', ['scripts/build-check.mjs']);
 
-const resultsFile = '.vitest-results.json';
-rmSync(resultsFile, { force: true });
-const vitest = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...vitestArgs], {
-  stdio: 'inherit',
-});
-if (!existsSync(resultsFile)) {
+const main = runVitest(vitestArgs, { resultsFile: '.vitest-results.json' });
+if (!main.ran) {
   console.error('test: vitest wrote no results');
-  process.exit(vitest.status || 1);
+  process.exit(typeof main.status === 'number' && main.status !== 0 ? main.status : 1);
 }
-const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
-const skipped = results.numPendingTests + results.numTodoTests;
-const passed = results.numPassedTests + native.passed;
-const failed = results.numFailedTests + native.failed;
-console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-const ok = vitest.status === 0 && results.numFailedTests === 0 && results.numTotalTests > 0 && native.ok;
-process.exit(ok ? 0 : 1);
+const mainName = `node ${process.versions.node.split('.')[0]} (${projects.length > 0 ? projects.join(', ') : 'every project'})`;
+const runs = [{ name: mainName, ...main }, ...legs.map(runLeg)];
+
+console.log('');
+for (const { name, passed, failed, skipped, seconds, ok } of runs) {
+  console.log(`test: ${name}: ${passed} passed, ${failed} failed, ${skipped} skipped in ${Math.round(seconds)} s${ok ? '' : ' (NOT OK)'}`);
+}
+const sum = (key) => runs.reduce((total, run) => total + run[key], 0);
+console.log(`\ntests: ${sum('passed') + native.passed} passed, ${sum('failed') + native.failed} failed, ${sum('skipped')} skipped`);
+process.exit(runs.every((run) => run.ok) && native.ok ? 0 : 1);

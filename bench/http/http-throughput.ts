@@ -1,13 +1,16 @@
-// Helpers of bench/http/http.ts, question 1: GET /v1/fast on the real server
-// against a bare uWebSockets.js app answering the same bytes, under wrk.
+// Helpers of bench/http/http.ts, question 1: GET /v1/fast on the real server,
+// on each HTTP front, against a bare server of the same kind (uWebSockets.js,
+// node:http) answering the same bytes, under wrk.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 import type { Config } from '../../src/config/config.js';
+import type { HttpServerName } from '../../src/http/http-front.js';
 import { startDnsServer } from '../../support/dns-server.js';
 import { importBuilt } from '../lib/built.js';
 
@@ -57,12 +60,12 @@ export function rawRequest(port: number, method: string, path: string, localAddr
 
 /**
  * The real server, as built in dist/, in this process (port 0, temp data dir, private targets
- * allowed) with 127.0.0.1's fast scan complete: wrk cannot choose its
+ * allowed, setting http.server `front`) with 127.0.0.1's fast scan complete: wrk cannot choose its
  * source address, so 127.0.0.1 is the caller whose stored result it reads.
  * PTR lookups go to a loopback DNS server (answering `localhost`), so no
  * traffic leaves loopback.
  */
-export async function startSelfscanWithResult(): Promise<Target & { result: RawResponse }> {
+export async function startSelfscanWithResult(front: HttpServerName): Promise<Target & { result: RawResponse }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'selfscan-bench-http-'));
   const dns = await startDnsServer({ '127.0.0.1': 'localhost' });
   const logger = createLogger({ destination: '/dev/null' });
@@ -75,6 +78,7 @@ export async function startSelfscanWithResult(): Promise<Target & { result: RawR
     drainSeconds: 1,
     dns: { servers: [dns.address], timeoutMs: 2000 },
     limits: limitsOff(),
+    http: { ...DEFAULT_CONFIG.http, server: front },
   };
   const server = await startServer(config, logger);
   const close = async (): Promise<void> => {
@@ -86,6 +90,8 @@ export async function startSelfscanWithResult(): Promise<Target & { result: RawR
     const started = await rawRequest(server.port, 'POST', '/v1/fast');
     if (!started.statusLine.includes(' 200 ')) throw new Error(`POST /v1/fast answered ${started.statusLine}`);
     const result = await pollComplete(server.port);
+    const health = JSON.parse((await rawRequest(server.port, 'GET', '/healthz')).body.toString('utf8')) as { http_server?: string };
+    if (health.http_server !== front) throw new Error(`asked for the ${front} front, /healthz says ${health.http_server}`);
     return { port: server.port, result, close };
   } catch (error) {
     await close();
@@ -136,6 +142,47 @@ export async function startBareServer(response: RawResponse): Promise<Target> {
   };
 }
 
+/** Headers node:http writes by itself (the bare server gets them too: keep-alive's figure is the Node front's, 10 s). */
+const NODE_OWN_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+/** The Node front's keep-alive timeout (src/http/node-front.ts), so that `Keep-Alive: timeout=10` is the same. */
+const NODE_FRONT_KEEP_ALIVE_MS = 10_000;
+
+/**
+ * A bare node:http server on 127.0.0.1 that answers GET /v1/fast with
+ * `response`'s status line, its headers (Content-Length included, written
+ * as given, in the same order) and body bytes, synchronously: one
+ * writeHead and one end per request, nothing else.
+ */
+export async function startBareNodeServer(response: RawResponse): Promise<Target> {
+  const status = /^HTTP\/1\.1 (\d{3}) ?(.*)$/.exec(response.statusLine);
+  if (status === null) throw new Error(`not a status line: ${response.statusLine}`);
+  const code = Number(status[1]);
+  const reason = status[2]!;
+  const headers = response.headers
+    .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as const)
+    .filter(([name]) => !NODE_OWN_HEADERS.has(name.toLowerCase()))
+    .flat();
+  const body = response.body;
+  const server = createServer({ keepAliveTimeout: NODE_FRONT_KEEP_ALIVE_MS }, (req, res) => {
+    if (req.url === '/v1/fast') res.writeHead(code, reason, headers).end(body);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
+  });
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('bare node:http server has no port');
+  return {
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** The two responses agree on everything but the Date header. */
 export function sameResponse(a: RawResponse, b: RawResponse): boolean {
   const comparable = (r: RawResponse): string =>
@@ -166,10 +213,10 @@ export async function wrkRequestsPerSecond(port: number, options: WrkOptions): P
 }
 
 /**
- * One wrk run, and the CPU this process spent per request meanwhile: both
- * servers live in this process, and the one not under load costs nothing
- * measurable. Less noisy than requests/s, which also depends on how much
- * of the shared cores wrk gets.
+ * One wrk run, and the CPU this process spent per request meanwhile: every
+ * server of the comparison lives in this process, and those not under load
+ * cost nothing measurable. Less noisy than requests/s, which also depends
+ * on how much of the shared cores wrk gets.
  */
 export async function measuredRun(port: number, options: WrkOptions): Promise<{ rate: number; cpuMicrosPerRequest: number }> {
   const before = process.cpuUsage();

@@ -46,6 +46,8 @@ export class CallerConnection {
   constructor(
     private readonly port: number,
     private readonly localAddress: string,
+    /** Told when a connection it opened is established: when connect() was called (performance.now()) and how long it took. */
+    private readonly onConnected?: (startedAt: number, ms: number) => void,
   ) {}
 
   /** One request on the caller's connection (opened, or re-opened, as needed). */
@@ -70,8 +72,10 @@ export class CallerConnection {
 
   private usableSocket(): Socket {
     if (this.socket !== null && !this.socket.destroyed && this.socket.writable) return this.socket;
+    const startedAt = performance.now();
     const socket = connect({ host: '127.0.0.1', port: this.port, localAddress: this.localAddress });
     socket.setNoDelay(true);
+    if (this.onConnected !== undefined) socket.once('connect', () => this.onConnected?.(startedAt, performance.now() - startedAt));
     this.buffer = Buffer.alloc(0);
     // Events of a connection this caller has since replaced are ignored.
     socket.on('data', (chunk: Buffer) => {

@@ -3,8 +3,12 @@
 // CPU time, sampled from /proc.
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** What a timed request was; `MCP connect` is the SDK's whole handshake (three HTTP requests). */
-export type RequestKind = 'POST' | 'GET poll' | 'v2 open' | 'MCP call' | 'MCP connect';
+/**
+ * What a timed request was; `MCP connect` is the SDK's whole handshake (three
+ * HTTP requests); `TCP connect` a REST caller's connection, from connect() to
+ * its 'connect' event, which the first request's figure includes.
+ */
+export type RequestKind = 'POST' | 'GET poll' | 'v2 open' | 'MCP call' | 'MCP connect' | 'TCP connect';
 
 /** The kinds in the headline latency figure: one HTTP request (or one MCP tool call) each. */
 export const HEADLINE_KINDS: readonly RequestKind[] = ['POST', 'GET poll', 'v2 open', 'MCP call'];

@@ -74,6 +74,10 @@ function requestTimeout(ctx: FlowContext): number {
 
 const portOf = (ctx: FlowContext): number => Number(new URL(ctx.baseUrl).port);
 
+/** The caller's REST connection; the time each TCP connect takes is logged as `TCP connect`. */
+const callerConnection = (ctx: FlowContext, plan: CallerPlan): CallerConnection =>
+  new CallerConnection(portOf(ctx), plan.address, (startedAt, ms) => ctx.latencies.add('TCP connect', startedAt, ms));
+
 /** One request, timed; its JSON body, or a throw for anything but a 200 with JSON. */
 async function jsonRequest(
   ctx: FlowContext,
@@ -112,7 +116,7 @@ async function pollUntilFinal(ctx: FlowContext, conn: CallerConnection, path: st
 }
 
 async function v1(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
-  const conn = new CallerConnection(portOf(ctx), plan.address);
+  const conn = callerConnection(ctx, plan);
   try {
     const path = `/v1/${plan.scanType}`;
     outcome.startedAt = performance.now();
@@ -130,7 +134,7 @@ async function v1(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): P
  * is when the caller learns the result.
  */
 async function v2(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
-  const conn = new CallerConnection(portOf(ctx), plan.address);
+  const conn = callerConnection(ctx, plan);
   const path = `/v2/${plan.scanType}`;
   let opened = false;
   const started = performance.now();
@@ -196,7 +200,7 @@ export const hookPath = (plan: Target): string => `/hook/${plan.scanType}/${plan
 async function webhook(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
   const inbox = ctx.inbox;
   if (inbox === null) throw new Error('no webhook receiver here');
-  const conn = new CallerConnection(portOf(ctx), plan.address);
+  const conn = callerConnection(ctx, plan);
   const path = `/v1/${plan.scanType}`;
   const arrived = inbox.wait(hookPath(plan));
   outcome.startedAt = performance.now();

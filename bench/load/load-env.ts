@@ -1,6 +1,7 @@
 // What a bench/load/load.ts run talks to: `selfscan serve` as a child process
-// (private targets and callbacks allowed, rate limits off, every other
-// setting at its default, the default concurrency included), a loopback
+// (private targets and callbacks allowed, rate limits off, setting
+// http.server as --http-server asks, every other setting at its default,
+// the default concurrency included), a loopback
 // DNS server for its PTR lookups (NXDOMAIN for all: nothing leaves
 // loopback), the webhook receiver, and the sampler of the server's /proc.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
+import type { HttpServerChoice } from '../../src/config/http-server-choices.js';
+import type { HttpServerName } from '../../src/http/http-front.js';
 import { callerFetch } from '../../support/callers.js';
 import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.js';
@@ -24,6 +27,8 @@ export interface LoadEnv {
   pid: number;
   /** From the server's `listening` log line. */
   concurrency: { fast: number; deep: number };
+  /** The HTTP front the server answers on, from its `listening` log line. */
+  httpServer: HttpServerName;
   socketBudget: number;
   sampler: ProcessSampler;
   inbox: WebhookInbox;
@@ -46,8 +51,11 @@ export function killAllServers(): void {
   openEnvs.clear();
 }
 
-/** With `profileDir`, the server is CPU-profiled and writes its profile there when closed. */
-export async function startLoadEnv(profileDir?: string): Promise<LoadEnv> {
+/**
+ * The server with setting http.server `httpServer`; with `profileDir`, it is
+ * CPU-profiled and writes its profile there when closed.
+ */
+export async function startLoadEnv(httpServer: HttpServerChoice = 'auto', profileDir?: string): Promise<LoadEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'selfscan-bench-load-'));
   const cleanups: (() => Promise<void> | void)[] = [() => rmSync(dataDir, { recursive: true, force: true })];
   const close = async (): Promise<void> => {
@@ -65,6 +73,7 @@ export async function startLoadEnv(profileDir?: string): Promise<LoadEnv> {
       {
         allowPrivateCallbacks: true,
         dns: { servers: [dns.address], timeoutMs: 2000 },
+        http: { server: httpServer },
       },
       [BUILT_CLI],
     ).finally(() => {
@@ -82,7 +91,13 @@ export async function startLoadEnv(profileDir?: string): Promise<LoadEnv> {
       if (running()) server.child.kill('SIGKILL');
       await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
     });
-    const listening = server.logs.find((line) => line.event === 'listening') as { concurrency: { fast: number; deep: number }; socketBudget: number };
+    const listening = server.logs.find((line) => line.event === 'listening') as {
+      concurrency: { fast: number; deep: number };
+      socketBudget: number;
+      http_server: HttpServerName;
+    };
+    if (httpServer !== 'auto' && listening.http_server !== httpServer)
+      throw new Error(`asked for http.server ${httpServer}, the server answers on ${listening.http_server}`);
     const keyResponse = await callerFetch(SERVICE_CALLER)(`${server.url}/.well-known/selfscan-webhook-key`, { signal: AbortSignal.timeout(5_000) });
     const { pem } = (await keyResponse.json()) as { pem: string };
     const inbox = new WebhookInbox(receiver, pem);
@@ -93,6 +108,7 @@ export async function startLoadEnv(profileDir?: string): Promise<LoadEnv> {
       baseUrl: server.url,
       pid: server.child.pid!,
       concurrency: listening.concurrency,
+      httpServer: listening.http_server,
       socketBudget: listening.socketBudget,
       sampler,
       inbox,

@@ -147,7 +147,10 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
       latency: {
         headline: latencies.summary(HEADLINE_KINDS, startedAt, lastFinish),
         byKind: new Map(
-          (['POST', 'GET poll', 'v2 open', 'MCP call', 'MCP connect'] as const).map((kind) => [kind, latencies.summary([kind], startedAt, lastFinish)]),
+          (['POST', 'GET poll', 'v2 open', 'MCP call', 'MCP connect', 'TCP connect'] as const).map((kind) => [
+            kind,
+            latencies.summary([kind], startedAt, lastFinish),
+          ]),
         ),
       },
       peaks,

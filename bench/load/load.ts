@@ -22,14 +22,19 @@
 //                       fast (1:0), deep (0:1), mixed (95:5). Default fast.
 //   --flows LIST        v1,v2,webhook,mcp (default all four)
 //   --poll-ms MS        interval of v1 and MCP polls (default 200)
-//   --time-limit S      the whole run, then it stops by itself (default 300)
+//   --time-limit S      the whole run, then it stops by itself (default 300
+//                       for each front of --http-server)
+//   --http-server LIST  the server's setting http.server: auto (default),
+//                       uws, node, or several (uws,node): the run is repeated
+//                       on each, one after another, each on fresh servers
 //   --profile-server D  CPU-profile the server; its .cpuprofile is written to
 //                       directory D when it stops (SIGTERM instead of SIGKILL)
 //   --scenario goals    the issue's goals, recorded in bench/RESULTS.md:
 //                       --callers (1000) fast scans at once (and, for
 //                       comparison, the same again without the MCP flow);
 //                       then, on a fresh server, three lone deep scans one
-//                       after another and --deep-callers (50) deep scans at once
+//                       after another and --deep-callers (50) deep scans at
+//                       once; with several fronts, a table of both first
 //
 // Exits 1 if any error, wrong result or missing webhook delivery occurred,
 // or at the time limit (after killing the server).
@@ -37,6 +42,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 
 import type { ScanType } from '../../src/api/scan-type.js';
+import { HTTP_SERVER_CHOICES, type HttpServerChoice } from '../../src/config/http-server-choices.js';
 import { LatencyLog, percentile } from '../lib/load-metrics.js';
 import { machineLine } from '../lib/machine.js';
 import { recordSection } from '../lib/results-file.js';
@@ -51,7 +57,8 @@ const { values } = parseArgs({
     mix: { type: 'string', default: 'fast' },
     flows: { type: 'string', default: FLOWS.join(',') },
     'poll-ms': { type: 'string', default: '200' },
-    'time-limit': { type: 'string', default: '300' },
+    'time-limit': { type: 'string' },
+    'http-server': { type: 'string', default: 'auto' },
     scenario: { type: 'string' },
     'deep-callers': { type: 'string', default: '50' },
     'profile-server': { type: 'string' },
@@ -79,7 +86,10 @@ function parseMix(mix: string, callers: number): { fast: number; deep: number } 
 const callers = wholeNumber(values.callers, 'callers', 1, 8_000);
 const deepCallers = wholeNumber(values['deep-callers'], 'deep-callers', 1, 1_000);
 const pollMs = wholeNumber(values['poll-ms'], 'poll-ms', 20, 60_000);
-const timeLimitS = wholeNumber(values['time-limit'], 'time-limit', 20, 3_600);
+const fronts = [...new Set(values['http-server'].split(',').map((f) => f.trim()))] as HttpServerChoice[];
+if (fronts.length === 0 || fronts.some((f) => !HTTP_SERVER_CHOICES.includes(f)))
+  throw new Error(`--http-server must list some of ${HTTP_SERVER_CHOICES.join(', ')}`);
+const timeLimitS = wholeNumber(values['time-limit'] ?? String(300 * fronts.length), 'time-limit', 20, 3_600);
 const flows = values.flows.split(',').map((f) => f.trim()) as Flow[];
 if (flows.length === 0 || flows.some((f) => !FLOWS.includes(f))) throw new Error(`--flows must list some of ${FLOWS.join(', ')}`);
 if (values.scenario !== undefined && values.scenario !== 'goals') throw new Error(`--scenario: only "goals" exists, got ${values.scenario}`);
@@ -111,7 +121,7 @@ function usableFlows(env: LoadEnv): Flow[] {
 }
 
 function serverLine(env: LoadEnv): string {
-  return `server defaults: concurrency fast ${env.concurrency.fast}, deep ${env.concurrency.deep} (socket budget ${fmt(env.socketBudget)} / 32 and / 512); ${env.mcp.ok ? 'MCP flow on' : `MCP flow off (${env.mcp.note})`}`;
+  return `server defaults: HTTP front ${env.httpServer}, concurrency fast ${env.concurrency.fast}, deep ${env.concurrency.deep} (socket budget ${fmt(env.socketBudget)} / 32 and / 512); ${env.mcp.ok ? 'MCP flow on' : `MCP flow off (${env.mcp.note})`}`;
 }
 
 /** One unmeasured scan of a harness address, so the phase does not meet a cold server. */
@@ -133,8 +143,8 @@ async function phase(env: LoadEnv, spec: PhaseSpec): Promise<PhaseResult> {
   return result;
 }
 
-async function withEnv<T>(use: (env: LoadEnv) => Promise<T>): Promise<T> {
-  const env = await startLoadEnv(values['profile-server']);
+async function withEnv<T>(front: HttpServerChoice, use: (env: LoadEnv) => Promise<T>): Promise<T> {
+  const env = await startLoadEnv(front, values['profile-server']);
   try {
     console.log(serverLine(env));
     return await use(env);
@@ -143,8 +153,8 @@ async function withEnv<T>(use: (env: LoadEnv) => Promise<T>): Promise<T> {
   }
 }
 
-async function customRun(): Promise<number> {
-  const result = await withEnv(async (env) => {
+async function customRun(front: HttpServerChoice): Promise<number> {
+  const result = await withEnv(front, async (env) => {
     await warmUp(env, 'fast');
     const label = `${fmt(mix.fast)} fast + ${fmt(mix.deep)} deep`;
     return phase(env, { label, block: 1, ...mix, flows: usableFlows(env), pollMs });
@@ -152,8 +162,21 @@ async function customRun(): Promise<number> {
   return failures(result);
 }
 
-async function goals(): Promise<number> {
-  const fastResult = await withEnv(async (env) => {
+/** One front's run of the goals: its printed lines and the figures of the table that compares fronts. */
+interface GoalsRun {
+  front: string;
+  bad: number;
+  goalLines: string[];
+  detailLines: string[];
+  fast: PhaseResult;
+  fastMet: boolean;
+  withoutMcp: PhaseResult | null;
+  deepRatio: number;
+  deepMet: boolean;
+}
+
+async function goalsOn(front: HttpServerChoice): Promise<GoalsRun> {
+  const fastResult = await withEnv(front, async (env) => {
     const header = serverLine(env);
     await warmUp(env, 'fast');
     const usable = usableFlows(env);
@@ -171,9 +194,9 @@ async function goals(): Promise<number> {
             pollMs,
           })
         : null;
-    return { header, result, withoutMcp };
+    return { header, result, withoutMcp, httpServer: env.httpServer };
   });
-  const deepResult = await withEnv(async (env) => {
+  const deepResult = await withEnv(front, async (env) => {
     const header = serverLine(env);
     await warmUp(env, 'fast');
     const lone: PhaseResult[] = [];
@@ -209,19 +232,90 @@ async function goals(): Promise<number> {
   for (const line of [...deepLines, ...goalLines]) console.log(line);
   const nested = (result: PhaseResult): string[] => phaseLines(result, pollMs).map((line) => `  ${line.trim()}`);
   const fastLines = [`fast scans: ${fastResult.header}`, ...nested(fast), ...(fastResult.withoutMcp === null ? [] : nested(fastResult.withoutMcp))];
-  recordSection('load', 'Load: many loopback callers at once, each scanning its own address (npm run bench:load -- --scenario goals)', [
-    `\`selfscan serve\` as a child process with its default settings (rate limits off, private targets and callbacks allowed, PTR lookups answered NXDOMAIN by a loopback DNS server), one unmeasured fast scan on each fresh server first; each caller a distinct loopback address (127.x.y.z) and its own scan target, flows round-robin (v1 POST + GET every ${pollMs} ms, v2 stream, v1 POST with webhook to a local receiver, MCP tool calls through the SDK client); listeners on ~2% of the callers' addresses; every result checked against /proc/net/tcp. Latency is client-side (request sent to whole answer read; for MCP one SDK tool call), over every request that started while scans ran; the server's own handling time from its log is beside it. REST callers use one raw keep-alive socket each in the harness's main thread, MCP callers (SDK client over undici) a worker thread, the DNS server another: harness and server share the machine's 2 cores, and the harness's CPU is given.`,
-    '',
-    ...markdown([...goalLines, ...fastLines, ...deepLines, ...nested(many)]),
-  ]);
   const phases = [fast, ...(fastResult.withoutMcp === null ? [] : [fastResult.withoutMcp]), ...deepResult.lone, many];
-  return phases.reduce((sum, r) => sum + failures(r), 0);
+  return {
+    front: fastResult.httpServer,
+    bad: phases.reduce((sum, r) => sum + failures(r), 0),
+    goalLines,
+    detailLines: [...fastLines, ...deepLines, ...nested(many)],
+    fast,
+    fastMet,
+    withoutMcp: fastResult.withoutMcp,
+    deepRatio: ratio,
+    deepMet,
+  };
+}
+
+const FRONT_TITLES: Record<string, string> = { uws: 'uWS front (uWebSockets.js)', node: "Node front (Node's own node:http)" };
+
+/** The table that puts the fronts' figures side by side. */
+function frontTable(runs: readonly GoalsRun[]): string[] {
+  const ms = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : fmt(n, n < 100 ? 1 : 0));
+  const row = (run: GoalsRun): string => {
+    const f = run.fast;
+    const post = f.latency.byKind.get('POST');
+    const handled = f.serverRequestMs.get('POST /v1/fast');
+    const poll = f.latency.byKind.get('GET poll');
+    const mcp = f.latency.byKind.get('MCP call');
+    const tcp = f.latency.byKind.get('TCP connect');
+    const rest = run.withoutMcp;
+    return [
+      '',
+      run.front,
+      `${fmt(f.completed)}/${fmt(f.outcomes.length)}, ${f.wrong.length}, ${f.errors.length}, ${f.webhooks.missing}`,
+      `**${ms(f.latency.headline.p99)}** (${run.fastMet ? 'met' : 'NOT met'})`,
+      ms(f.latency.headline.p50),
+      `${ms(post?.p50)} / ${ms(post?.p99)}`,
+      `${ms(tcp?.p50)} / ${ms(tcp?.p99)}`,
+      fmt(f.listenOverflows),
+      `${ms(handled?.p50)} / ${ms(handled?.p99)}`,
+      `${ms(poll?.p50)} / ${ms(poll?.p99)}`,
+      `${ms(mcp?.p50)} / ${ms(mcp?.p99)}`,
+      `${seconds(f.activeMs)}, ${fmt(f.completed / (f.activeMs / 1000), 0)}/s`,
+      `${fmt(f.serverCpuSeconds, 1)} s`,
+      rest === null
+        ? '–'
+        : `${ms(rest.latency.headline.p99)} (POST ${ms(rest.latency.byKind.get('POST')?.p99)}, server ${ms(rest.serverRequestMs.get('POST /v1/fast')?.p99)})`,
+      `${fmt(run.deepRatio, 1)}× (${run.deepMet ? 'met' : 'NOT met'})`,
+      '',
+    ]
+      .join(' | ')
+      .trim();
+  };
+  return [
+    `| front | goal 1: complete, wrong, errors, webhooks missing | goal 1: p99 API latency, ms (goal < 50) | p50, ms | POST p50 / p99, ms | REST callers' TCP connect p50 / p99, ms | SYNs dropped by a full listen queue (system-wide) | the server's handling of POST /v1/fast p50 / p99, ms (its log) | GET poll p50 / p99, ms | MCP call p50 / p99, ms | all ${fmt(callers)} complete in | server CPU over the phase | without the MCP flow: p99, ms | goal 2: slowest deep ÷ lone (goal ≤ 5×) |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...runs.map(row),
+  ];
+}
+
+async function goals(): Promise<number> {
+  const runs: GoalsRun[] = [];
+  for (const front of fronts) {
+    if (fronts.length > 1) console.log(`=== http.server ${front} ===`);
+    runs.push(await goalsOn(front));
+  }
+  if (runs.length > 1) for (const line of frontTable(runs)) console.log(line);
+  const intro = `\`selfscan serve\` as a child process with its default settings (rate limits off, private targets and callbacks allowed, PTR lookups answered NXDOMAIN by a loopback DNS server${fronts.length > 1 || fronts[0] !== 'auto' ? `; setting http.server ${fronts.join(', then ')}, each on fresh servers, one after another` : ''}), one unmeasured fast scan on each fresh server first; each caller a distinct loopback address (127.x.y.z) and its own scan target, flows round-robin (v1 POST + GET every ${pollMs} ms, v2 stream, v1 POST with webhook to a local receiver, MCP tool calls through the SDK client); listeners on ~2% of the callers' addresses; every result checked against /proc/net/tcp. Latency is client-side (request sent to whole answer read; for MCP one SDK tool call), over every request that started while scans ran; the server's own handling time from its log is beside it. REST callers use one raw keep-alive socket each in the harness's main thread, MCP callers (SDK client over undici) a worker thread, the DNS server another: harness and server share the machine's 2 cores, and the harness's CPU is given.`;
+  const body =
+    runs.length === 1
+      ? markdown([...runs[0]!.goalLines, ...runs[0]!.detailLines])
+      : [
+          ...frontTable(runs),
+          '',
+          ...runs.flatMap((run) => [`**${FRONT_TITLES[run.front] ?? run.front}**`, '', ...markdown([...run.goalLines, ...run.detailLines]), '']),
+        ];
+  const command = `npm run bench:load -- --scenario goals${fronts.length === 1 && fronts[0] === 'auto' ? '' : ` --http-server ${fronts.join(',')}`}`;
+  recordSection('load', `Load: many loopback callers at once, each scanning its own address (${command})`, [intro, '', ...body]);
+  return runs.reduce((sum, run) => sum + run.bad, 0);
 }
 
 let exitCode = 1;
 try {
   console.log(`machine: ${machineLine()}`);
-  const bad = values.scenario === 'goals' ? await goals() : await customRun();
+  let bad = 0;
+  if (values.scenario === 'goals') bad = await goals();
+  else for (const front of fronts) bad += await customRun(front);
   if (bad > 0) console.error(`bench:load: ${bad} errors, wrong results or missing webhook deliveries`);
   exitCode = bad > 0 ? 1 : 0;
 } catch (error) {

@@ -83,12 +83,17 @@ export class NodeResponse implements HttpResponse {
     if (this.socketClosed !== undefined) this.socket.off('close', this.socketClosed);
   }
 
+  /**
+   * Corks the socket, not the response: Node 22 and 24 (not 20, not 26)
+   * send a corked chunked response's final `0\r\n\r\n` before its last chunk
+   * when the response itself is corked, which cut SSE streams short.
+   */
   cork(write: () => void): HttpResponse {
-    this.response.cork();
+    this.socket.cork();
     try {
       write();
     } finally {
-      this.response.uncork();
+      this.socket.uncork();
     }
     return this;
   }

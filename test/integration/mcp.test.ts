@@ -10,19 +10,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { ERROR_CODES, type ErrorCode } from '../../src/api/error-body.js';
 import type { ScanType } from '../../src/api/scan-type.js';
 import { Exchange } from '../../src/http/exchange.js';
 import { RequestBody, readRequestHead, serveFetch } from '../../src/http/fetch-bridge.js';
-import { loadUws } from '../../src/http/uws.js';
+import { chooseHttpFront } from '../../src/http/front-choice.js';
+import type { HttpApp } from '../../src/http/http-front.js';
 import { callerFetch, pollUntilFinal } from '../../support/callers.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { connectMcp } from '../../support/mcp-client.js';
 import { NO_LIMITS } from '../../support/no-limits.js';
 import { validateResponse } from '../../support/openapi-validator.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, type TestServer, testHttpServer } from '../helpers/test-server.js';
 
 type Output = Record<string, unknown> & { status?: string; message: string };
 
@@ -339,15 +341,15 @@ describe('MCP and the abuse controls', () => {
   });
 });
 
-describe('the uWS fetch bridge', () => {
-  const uws = loadUws();
+describe("the fetch bridge, on the project's front", () => {
   let port = 0;
   let handler: (request: Request) => Promise<Response> = async () => new Response(null);
-  let listenSocket: unknown;
+  let app: HttpApp;
 
   beforeAll(async () => {
-    const app = uws.App();
-    app.any('/*', (res, req) => {
+    const front = chooseHttpFront({ server: testHttpServer(), headersTimeoutMs: 20_000, requestTimeoutMs: 60_000 }, pino({ level: 'silent' }));
+    const router = front.router();
+    router.any('/*', (res, req) => {
       const head = readRequestHead(req);
       const body = new RequestBody(res, 1024);
       const exchange = new Exchange(res, req, head.method);
@@ -357,14 +359,10 @@ describe('the uWS fetch bridge', () => {
         reject: (status, message) => Response.json({ message }, { status }),
       });
     });
-    port = await new Promise<number>((resolve) =>
-      app.listen('127.0.0.1', 0, (socket) => {
-        listenSocket = socket;
-        resolve(uws.us_socket_local_port(socket as Parameters<typeof uws.us_socket_local_port>[0]));
-      }),
-    );
+    app = front.serve(router, {});
+    port = await app.listen('127.0.0.1', 0);
   });
-  afterAll(() => uws.us_listen_socket_close(listenSocket as Parameters<typeof uws.us_listen_socket_close>[0]));
+  afterAll(() => app.stopListening());
 
   /** A handler answering an event stream of `chunks` chunks of `size` bytes, made only as they are read. */
   function eventStream(chunks: number, size: number, state: { pulled: number; cancelled: boolean }) {

@@ -1,0 +1,50 @@
+// One vitest run with its JSON results read back: what scripts/test.mjs adds
+// into its closing line, for its main run and for each node leg
+// (scripts/node-legs.mjs). The run's own output goes to the terminal.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+const vitestPackage = require.resolve('vitest/package.json');
+/** vitest's own command, run by whichever node is asked to. */
+const VITEST = join(dirname(vitestPackage), require(vitestPackage).bin.vitest);
+
+/**
+ * @typedef {object} VitestCounts
+ * @property {boolean} ran whether vitest wrote its results
+ * @property {number} passed
+ * @property {number} failed
+ * @property {number} skipped skipped and todo tests
+ * @property {boolean} ok vitest exited 0, no test failed and at least one ran
+ * @property {number|string|null} status vitest's exit status or signal
+ * @property {number} seconds wall time of the run
+ */
+
+/**
+ * Runs `vitest run ARGS` under `node` (this process's by default) with
+ * `env`, reporting to the terminal and as JSON into `resultsFile`.
+ * @returns {VitestCounts}
+ */
+export function runVitest(args, { resultsFile, node = process.execPath, env = process.env }) {
+  rmSync(resultsFile, { force: true });
+  const started = Date.now();
+  const run = spawnSync(node, [VITEST, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...args], {
+    stdio: 'inherit',
+    env,
+  });
+  const seconds = (Date.now() - started) / 1000;
+  const status = run.status ?? run.signal;
+  if (!existsSync(resultsFile)) return { ran: false, passed: 0, failed: 0, skipped: 0, ok: false, status, seconds };
+  const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  return {
+    ran: true,
+    passed: results.numPassedTests,
+    failed: results.numFailedTests,
+    skipped: results.numPendingTests + results.numTodoTests,
+    ok: run.status === 0 && results.numFailedTests === 0 && results.numTotalTests > 0,
+    status,
+    seconds,
+  };
+}
