@@ -23,8 +23,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function server(overrides: Parameters<typeof startTestServer>[0] = {}, clock?: { now(): number }): Promise<TestServer> {
-  const started = await startTestServer(overrides, { clock, scanner: new FakeScanner({ endAtOnce: true }) });
+async function server(
+  overrides: Parameters<typeof startTestServer>[0] = {},
+  clock?: { now(): number },
+  scanner = new FakeScanner({ endAtOnce: true }),
+): Promise<TestServer> {
+  const started = await startTestServer(overrides, { clock, scanner });
   cleanups.push(() => started.close());
   return started;
 }
@@ -82,10 +86,15 @@ describe('rate limits', () => {
 
   it('deep per IP: one per 5 minutes on v1 and v2 alike; joining a scan in flight costs nothing', async () => {
     let now = Date.UTC(2026, 10, 21, 12);
-    const s = await server({ limits: limits({ deepPerIp: { max: 1, windowSeconds: 300 } }) }, { now: () => now });
+    // The deep scan runs until the test ends it, so every POST of the burst finds it in flight whatever the front's pace.
+    const scanner = new FakeScanner();
+    const s = await server({ limits: limits({ deepPerIp: { max: 1, windowSeconds: 300 } }) }, { now: () => now }, scanner);
     const joined = await burst(s.server.port, '127.0.0.43', 'POST /v1/deep HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n', 50);
     expect(joined.map((r) => r.status)).toEqual(Array(50).fill(200));
+    await eventually(() => scanner.scans.length === 1, 5000, 'the scan started');
+    scanner.scans[0]!.complete();
     await pollUntilFinal(callerFetch('127.0.0.43'), `${s.url}/v1/deep`);
+    expect(scanner.scans).toHaveLength(1);
 
     now += 100_000;
     const again = await call('127.0.0.43', `${s.url}/v1/deep`, 'POST');
@@ -99,6 +108,8 @@ describe('rate limits', () => {
 
     now += 200_000;
     expect((await call('127.0.0.43', `${s.url}/v1/deep`, 'POST')).status).toBe(200);
+    await eventually(() => scanner.scans.length === 3, 5000, 'the second deep scan started'); // the fast scan was the second
+    scanner.scans[2]!.complete();
     await pollUntilFinal(callerFetch('127.0.0.43'), `${s.url}/v1/deep`);
   });
 
