@@ -17,11 +17,15 @@ export interface NodeSpec {
   place?: Placement;
 }
 
-/** Starts one node against the Redis at `socket`, from source unless `entry` says otherwise (benchmarks run the build). */
-export function startNode(socket: string, spec: NodeSpec, entry?: CliEntry): Promise<ServerProcess> {
+/**
+ * Starts one node against the Redis at `redis` (a unix socket's path, or a
+ * URL: `redis+sentinel://…`), from source unless `entry` says otherwise
+ * (benchmarks run the build).
+ */
+export function startNode(redis: string, spec: NodeSpec, entry?: CliEntry): Promise<ServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), `selfscan-${spec.role}-`));
   const config = {
-    redisUrl: `unix://${socket}`,
+    redisUrl: redis.includes('://') ? redis : `unix://${redis}`,
     role: spec.role,
     logLevel: 'debug',
     ...(spec.region === undefined ? {} : { region: spec.region }),

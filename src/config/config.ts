@@ -7,6 +7,7 @@ import { ENGINE_CHOICES } from '../native/engine-choices.js';
 import { POLLER_CHOICES } from '../native/poller-choices.js';
 import { parseCidr } from '../net/cidr.js';
 import { HTTP_SERVER_CHOICES } from './http-server-choices.js';
+import { parseRedisUrl } from './redis-url.js';
 import { SERVE_FLAGS, type ServeFlag } from './serve-flags.js';
 
 /** What the schema says of a setting beyond its type and default. */
@@ -42,6 +43,18 @@ const cidr = z.string().superRefine((text, context) => {
     context.addIssue({ code: 'custom', message: (error as Error).message });
   }
 });
+
+/** `--redis`: a primary, a unix socket or Sentinels, by the one reader of it (redis-url.ts). */
+const redisUrl = z
+  .string()
+  .min(1)
+  .superRefine((text, context) => {
+    try {
+      parseRedisUrl(text);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
 
 /** Who may read /metrics unless told: this host and private networks, never the internet. */
 const METRICS_DEFAULT_ALLOW = ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'];
@@ -145,7 +158,7 @@ export const configSchema = z.strictObject({
     description: 'a `.mmdb` file or an ip-location-db CSV for ASN lookups',
     defaultText: 'bundled data',
   }),
-  redisUrl: setting(z.string().min(1).optional(), { ...flagMeta(SERVE_FLAGS.redisUrl), defaultText: 'none' }),
+  redisUrl: setting(redisUrl.optional(), { ...flagMeta(SERVE_FLAGS.redisUrl), defaultText: 'none' }),
   role: setting(z.enum(['all', 'api', 'scanner']).default('all'), flagMeta(SERVE_FLAGS.role)),
   region: setting(
     z

@@ -32,7 +32,8 @@ export const SERVE_FLAGS = {
   redisUrl: {
     flag: '--redis',
     path: ['redisUrl'],
-    description: 'cluster mode: the Redis primary (`redis://`, `rediss://` or `unix:///path`); unset: one process, no Redis',
+    description:
+      'cluster mode: the Redis primary (`redis://`, `rediss://` or `unix:///path`) or the Sentinels that name it (`redis+sentinel://HOST:PORT[,HOST:PORT…]/MASTER_NAME`, `rediss+sentinel://` for TLS); unset: one process, no Redis',
     isSwitch: false,
   },
   role: {

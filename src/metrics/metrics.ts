@@ -100,6 +100,16 @@ export class Metrics {
     REDIS_SECONDS,
   );
   private readonly redisErrors = this.counter('selfscan_redis_command_errors_total', "This node's Redis commands that failed, by command", ['command']);
+  private readonly redisReconnections = this.counter(
+    'selfscan_redis_reconnections_total',
+    "Times this node's command connection reached the Redis primary again after losing it",
+    [],
+  );
+  private readonly redisFailovers = this.counter(
+    'selfscan_redis_failovers_total',
+    'Reconnections that found a different primary than before (the Sentinels promoted a replica)',
+    [],
+  );
   /** The probe engine of this node's scanner (watchEngine), for the probe counts. */
   private engine = 'none';
   /** The request histogram's series by route, method and status: each label set looked up, not hashed, per request. */
@@ -181,6 +191,12 @@ export class Metrics {
   redisCommand(command: string, seconds: number, failed: boolean): void {
     this.redisSeconds.observe({ command }, seconds);
     if (failed) this.redisErrors.inc({ command });
+  }
+
+  /** The command connection reached the primary again; `failover`: a different primary than before. */
+  redisReconnected(failover: boolean): void {
+    this.redisReconnections.inc();
+    if (failover) this.redisFailovers.inc();
   }
 
   /**

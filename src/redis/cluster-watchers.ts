@@ -17,6 +17,9 @@ import { EVENTS_CHANNEL } from './redis-keys.js';
 import { applyChunks, type RedisScanProgress } from './redis-scan-progress.js';
 import { parseScanEventMessage, type ScanEventMessage } from './scan-event-message.js';
 
+/** After a reconnect, a scan's state that could not be read is read again this much later. */
+const RESYNC_RETRY_MS = 500;
+
 interface WatchedScan {
   ip: string;
   scanType: ScanType;
@@ -150,19 +153,26 @@ export class ClusterWatchers {
 
   /** After a reconnect: each watched scan's state read anew, its newer state sent as one event. */
   private resync(): void {
-    for (const [scanId, scan] of this.watched) {
-      if (scan.record === null) continue;
-      this.progress.snapshot(scanId, scan.ip, scan.scanType, scan.regionsAsked).then(
-        (snapshot) => {
-          if (snapshot === null || snapshot.seq <= scan.seq || this.watched.get(scanId) !== scan) return;
-          scan.record = snapshot.record;
-          scan.seq = snapshot.seq;
-          if (!snapshot.ended) return this.send(scanId, scan, progressEvent(snapshot.record, snapshot.seq));
-          this.watched.delete(scanId);
-          this.send(scanId, scan, terminalEvent(finalBody(snapshot.record), snapshot.seq));
-        },
-        (error: unknown) => this.log.warn({ err: error, scanId }, 'could not read scan state after reconnecting'),
-      );
-    }
+    for (const [scanId, scan] of this.watched) if (scan.record !== null) this.resyncScan(scanId, scan);
+  }
+
+  /** Reads one scan's state again; while Redis still fails (our command connection may come back after the subscriber), tries again. */
+  private resyncScan(scanId: string, scan: WatchedScan): void {
+    this.progress.snapshot(scanId, scan.ip, scan.scanType, scan.regionsAsked).then(
+      (snapshot) => {
+        if (snapshot === null || snapshot.seq <= scan.seq || this.watched.get(scanId) !== scan) return;
+        scan.record = snapshot.record;
+        scan.seq = snapshot.seq;
+        if (!snapshot.ended) return this.send(scanId, scan, progressEvent(snapshot.record, snapshot.seq));
+        this.watched.delete(scanId);
+        this.send(scanId, scan, terminalEvent(finalBody(snapshot.record), snapshot.seq));
+      },
+      (error: unknown) => {
+        this.log.warn({ err: error, scanId }, 'could not read scan state after reconnecting; trying again');
+        setTimeout(() => {
+          if (this.watched.get(scanId) === scan) this.resyncScan(scanId, scan);
+        }, RESYNC_RETRY_MS).unref();
+      },
+    );
   }
 }

@@ -1,23 +1,37 @@
-// Connections to the cluster's Redis primary. `--redis` takes a redis://
-// or rediss:// URL, or a unix socket (`unix:///path/redis.sock` or a plain
-// path). Commands fail at once while Redis is unreachable (no offline
-// queue), so a request gets a clear 503 instead of hanging; BullMQ's own
-// connections wait and retry forever, as BullMQ requires.
+// Connections to the cluster's Redis primary, as `--redis` names it
+// (src/config/redis-url.ts): a redis:// or rediss:// URL, a unix socket, or
+// Sentinels (redis+sentinel://) that name the primary. Through Sentinels,
+// every connection asks them for the primary each time it connects, so it
+// follows a failover; one that finds itself on a replica (a primary demoted
+// while we were connected: READONLY) reconnects. Commands fail at once while
+// no primary answers (no offline queue), so a request gets a clear 503
+// instead of hanging; BullMQ's own connections wait and retry forever, as
+// BullMQ requires (its workers' blocking connections are copies of these).
 import { Redis, type RedisOptions } from 'ioredis';
+
+import { parseRedisUrl } from '../config/redis-url.js';
+
+/** Longest wait between two attempts to reach the primary (or the Sentinels). */
+const MAX_RETRY_MS = 1000;
+const retry = (times: number): number => Math.min(times * 100, MAX_RETRY_MS);
 
 /** ioredis options for `url`. */
 export function redisOptions(url: string): RedisOptions {
-  if (url.startsWith('/')) return { path: url };
-  if (url.startsWith('unix://')) return { path: new URL(url).pathname };
-  const parsed = new URL(url);
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new TypeError(`not a Redis URL: ${url}`);
+  const target = parseRedisUrl(url);
+  if (target.kind === 'socket') return { path: target.path };
+  const data = { username: target.username, password: target.password, db: target.db, tls: target.tls ? {} : undefined };
+  if (target.kind === 'primary') return { host: target.host, port: target.port, ...data };
   return {
-    host: parsed.hostname,
-    port: parsed.port === '' ? 6379 : Number(parsed.port),
-    username: parsed.username === '' ? undefined : decodeURIComponent(parsed.username),
-    password: parsed.password === '' ? undefined : decodeURIComponent(parsed.password),
-    db: parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0,
-    tls: parsed.protocol === 'rediss:' ? {} : undefined,
+    ...data,
+    sentinels: target.sentinels,
+    name: target.masterName,
+    sentinelUsername: target.sentinelUsername,
+    sentinelPassword: target.sentinelPassword,
+    sentinelTLS: target.tls ? {} : undefined,
+    enableTLSForSentinelMode: target.tls,
+    sentinelRetryStrategy: retry,
+    // A primary demoted under us answers writes with READONLY: reconnect (through the Sentinels) and send the command again.
+    reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
   };
 }
 
@@ -31,11 +45,11 @@ export function commandConnection(url: string): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: COMMAND_TIMEOUT_MS,
-    retryStrategy: (times) => Math.min(times * 100, 1000),
+    retryStrategy: retry,
   });
 }
 
 /** A connection for a BullMQ Queue or Worker (they need maxRetriesPerRequest null). */
 export function bullmqConnection(url: string): Redis {
-  return new Redis({ ...redisOptions(url), maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 1000) });
+  return new Redis({ ...redisOptions(url), maxRetriesPerRequest: null, retryStrategy: retry });
 }

@@ -88,7 +88,10 @@ export class ScannerNode {
         ptr ??= lookupPtr?.(job.ip) ?? Promise.resolve(null);
         examined = ptr.then((name) => examine(job.ip, chunk.open, name));
       }
-      records.push(examined.then(() => progress.recordChunk(job.scanId, first + chunk.index, findings)));
+      const record = examined.then(() => progress.recordChunk(job.scanId, first + chunk.index, findings));
+      // Awaited below once the sweep ends; a record that fails before then (Redis lost) must not count as unhandled and end the process.
+      record.catch(() => {});
+      records.push(record);
     };
     const { chunkSize } = SCAN_PROFILES[job.scanType];
     const handle = scanner.scan({ ip: job.ip, ports: jobPorts(job.scanType, job.index), chunkSize, budgetMs: remaining, timing: job.timing }, onChunk);

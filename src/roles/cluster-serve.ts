@@ -5,14 +5,13 @@
 // node (`--role scanner --region NL`) works its region's chunk jobs and
 // serves only /healthz. `all` is both. bullmq and ioredis are loaded only
 // here, so a single process never needs them.
-import { once } from 'node:events';
-
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 import type { Health } from '../api/health.js';
 import { VERSION } from '../api/version.js';
 import type { Config } from '../config/config.js';
+import { parseRedisUrl } from '../config/redis-url.js';
 import { createHealthApp } from '../http/health.js';
 import { countCommands } from '../metrics/redis-command-metrics.js';
 import { type Clock, systemClock } from '../model/clock.js';
@@ -20,7 +19,10 @@ import { ChunkDispatch } from '../redis/chunk-jobs.js';
 import { ChunkWork } from '../redis/chunk-work.js';
 import { startClusterSweep } from '../redis/cluster-sweep.js';
 import { ClusterWatchers } from '../redis/cluster-watchers.js';
+import { refuseEviction } from '../redis/eviction-policy.js';
 import { FinishJobs } from '../redis/finish-jobs.js';
+import { primaryReady } from '../redis/primary-ready.js';
+import { watchPrimary } from '../redis/primary-watch.js';
 import { bullmqConnection, commandConnection } from '../redis/redis-connection.js';
 import { RedisFingerprints } from '../redis/redis-fingerprints.js';
 import { RedisRateLimitStore } from '../redis/redis-rate-limit-store.js';
@@ -30,6 +32,7 @@ import { RedisScanProgress } from '../redis/redis-scan-progress.js';
 import { RedisScanStarts } from '../redis/redis-scan-starts.js';
 import { ScannerNode } from '../redis/scanner-node.js';
 import { announceScanner, ScannerRegions } from '../redis/scanner-registry.js';
+import { checkSentinels } from '../redis/sentinel-preflight.js';
 import { startExpirySweep } from '../scan/expiry-sweep.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';
 import { ScanFinisher } from '../scan/scan-finisher.js';
@@ -65,9 +68,20 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   const nodeMetrics = openNodeMetrics(config, role, logger);
   const { metrics } = nodeMetrics;
   if (native !== undefined) metrics.watchEngine(() => native.stats());
+  // Sentinels first: ones that refuse us or know no such master stop the start (exit 2); ones that do not answer are waited for.
+  const target = parseRedisUrl(url);
+  if (target.kind === 'sentinel') await checkSentinels(target, url, logger);
   const redis = connect(countCommands(commandConnection(url), metrics));
-  await ready(redis, logger);
-  const bullmq = () => connect(bullmqConnection(url));
+  try {
+    await primaryReady(redis, url, logger);
+    await refuseEviction(redis);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  watchPrimary(redis, metrics, logger);
+  // BullMQ's connections retry on their own; the command connection's watcher logs an outage once, not once per retry and connection.
+  const bullmq = () => connect(quiet(bullmqConnection(url)));
   const progress = new RedisScanProgress(redis);
   const dispatch = new ChunkDispatch(bullmq);
   const budgetMs = { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 };
@@ -186,10 +200,8 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   };
 }
 
-/** Waits for the first connection to Redis: a node starts only once it can reach it. */
-async function ready(redis: Redis, logger: Logger): Promise<void> {
-  if (redis.status === 'ready') return;
-  const waiting = setTimeout(() => logger.warn({ event: 'redis_waiting' }, 'waiting for Redis'), 2000);
-  await once(redis, 'ready');
-  clearTimeout(waiting);
+/** `redis` with its connection errors left to the command connection's watcher (ioredis prints an unheard 'error' on stderr). */
+function quiet(redis: Redis): Redis {
+  redis.on('error', () => {});
+  return redis;
 }
