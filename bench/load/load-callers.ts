@@ -22,6 +22,8 @@ export const FLOWS: readonly Flow[] = ['v1', 'v2', 'webhook', 'mcp'];
 
 export interface CallerPlan extends Target {
   flow: Flow;
+  /** How long after the phase's start this caller sends its first request (callers spread over a ramp). */
+  delayMs?: number;
 }
 
 export interface CallerOutcome {
@@ -58,6 +60,7 @@ type Body = Record<string, unknown>;
 
 /** Runs `plan`'s flow to its end. */
 export async function runCaller(ctx: FlowContext, plan: CallerPlan): Promise<CallerOutcome> {
+  if (plan.delayMs !== undefined && plan.delayMs > 0) await sleep(plan.delayMs);
   const outcome: CallerOutcome = { plan, startedAt: performance.now(), finishedAt: null, result: null, errors: [] };
   try {
     const flows: Record<Flow, (ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome) => Promise<void>> = { v1, v2, webhook, mcp };

@@ -1,5 +1,5 @@
 // One phase of bench/load/load.ts: N callers with their own loopback addresses,
-// all started at once, each running its flow to the end; then every result
+// started at once or spread evenly over a ramp, each running its flow to the end; then every result
 // checked against the truth, and the figures of the phase.
 import { loadavg } from 'node:os';
 
@@ -32,6 +32,8 @@ export interface PhaseSpec {
   deep: number;
   flows: readonly Flow[];
   pollMs: number;
+  /** Callers start evenly over this many milliseconds; 0: all at once. */
+  rampMs: number;
 }
 
 export interface PhaseResult {
@@ -84,7 +86,7 @@ export function planCallers(spec: PhaseSpec): CallerPlan[] {
   return Array.from({ length: total }, (_, i) => {
     const scanType: ScanType = Math.floor(((i + 1) * spec.deep) / total) > Math.floor((i * spec.deep) / total) ? 'deep' : 'fast';
     const flow = spec.flows[next[scanType]++ % spec.flows.length]!;
-    return { address: callerAddress(spec.block, (spec.firstIndex ?? 0) + i), scanType, flow };
+    return { address: callerAddress(spec.block, (spec.firstIndex ?? 0) + i), scanType, flow, delayMs: (i * spec.rampMs) / total };
   });
 }
 

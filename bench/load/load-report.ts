@@ -31,7 +31,7 @@ export function phaseLines(result: PhaseResult, pollMs: number): string[] {
   const types = countsBy(outcomes.map((o) => o.plan.scanType));
   const flows = countsBy<Flow>(outcomes.map((o) => o.plan.flow));
   const lines = [
-    `${spec.label}: ${fmt(total)} callers (${types}; flows ${flows}), each from its own address 127.${spec.block}.x.y, all started at once; listeners on ${result.listening} callers' addresses (${fmt(result.expectedOpen)} open ports expected over all results)`,
+    `${spec.label}: ${fmt(total)} callers (${types}; flows ${flows}), each from its own address 127.${spec.block}.x.y, ${spec.rampMs > 0 ? `started evenly over ${fmt(spec.rampMs)} ms` : 'all started at once'}; listeners on ${result.listening} callers' addresses (${fmt(result.expectedOpen)} open ports expected over all results)`,
     `  scans completed: ${fmt(result.completed)} of ${fmt(total)} in ${seconds(result.activeMs)}: ${fmt(result.completed / (result.activeMs / 1000), 1)} scans/s`,
     `  API latency while scans ran (every POST, GET poll, v2 stream open to its response head, MCP tool call): ${latency(result.latency.headline)}`,
   ];

@@ -22,6 +22,11 @@
 //                       fast (1:0), deep (0:1), mixed (95:5). Default fast.
 //   --flows LIST        v1,v2,webhook,mcp (default all four)
 //   --poll-ms MS        interval of v1 and MCP polls (default 200)
+//   --ramp-ms MS        callers start evenly over this window (default 1000:
+//                       "1,000 callers within one second"); 0: all at once
+//   --warm-up N         unmeasured fast callers of every flow before the
+//                       fast phase, so it meets a server whose code is
+//                       compiled (default 1000; 0: one scan)
 //   --time-limit S      the whole run, then it stops by itself (default 300
 //                       for each front of --http-server)
 //   --http-server LIST  the server's setting http.server: auto (default),
@@ -57,6 +62,8 @@ const { values } = parseArgs({
     mix: { type: 'string', default: 'fast' },
     flows: { type: 'string', default: FLOWS.join(',') },
     'poll-ms': { type: 'string', default: '200' },
+    'ramp-ms': { type: 'string', default: '1000' },
+    'warm-up': { type: 'string', default: '1000' },
     'time-limit': { type: 'string' },
     'http-server': { type: 'string', default: 'auto' },
     scenario: { type: 'string' },
@@ -86,6 +93,8 @@ function parseMix(mix: string, callers: number): { fast: number; deep: number } 
 const callers = wholeNumber(values.callers, 'callers', 1, 8_000);
 const deepCallers = wholeNumber(values['deep-callers'], 'deep-callers', 1, 1_000);
 const pollMs = wholeNumber(values['poll-ms'], 'poll-ms', 20, 60_000);
+const rampMs = wholeNumber(values['ramp-ms'], 'ramp-ms', 0, 60_000);
+const warmUpCount = wholeNumber(values['warm-up'], 'warm-up', 0, 2_000);
 const fronts = [...new Set(values['http-server'].split(',').map((f) => f.trim()))] as HttpServerChoice[];
 if (fronts.length === 0 || fronts.some((f) => !HTTP_SERVER_CHOICES.includes(f)))
   throw new Error(`--http-server must list some of ${HTTP_SERVER_CHOICES.join(', ')}`);
@@ -131,6 +140,19 @@ async function warmUp(env: LoadEnv, scanType: ScanType): Promise<void> {
   if (outcome.errors.length > 0) throw new Error(`warm-up ${scanType} scan failed: ${outcome.errors.join('; ')}`);
 }
 
+/**
+ * Unmeasured fast callers of every flow (from 127.8.x.y) before a measured
+ * phase: the server's code paths are then compiled as a server that has
+ * served for a while has them, not interpreted as at start-up.
+ */
+async function warmUpCallers(env: LoadEnv): Promise<void> {
+  if (warmUpCount === 0) return warmUp(env, 'fast');
+  const started = performance.now();
+  const result = await runPhase(env, { label: 'warm-up', block: 8, fast: warmUpCount, deep: 0, flows: usableFlows(env), pollMs, rampMs }, deadline);
+  if (failures(result) > 0) throw new Error(`warm-up callers failed: ${[...problemLines(result), `${result.webhooks.missing} webhooks missing`].join('; ')}`);
+  console.log(`warm-up: ${fmt(warmUpCount)} fast callers of every flow, unmeasured, in ${seconds(performance.now() - started)}`);
+}
+
 async function phase(env: LoadEnv, spec: PhaseSpec): Promise<PhaseResult> {
   console.log(
     `— ${spec.label} (load average ${loadavg()
@@ -155,9 +177,9 @@ async function withEnv<T>(front: HttpServerChoice, use: (env: LoadEnv) => Promis
 
 async function customRun(front: HttpServerChoice): Promise<number> {
   const result = await withEnv(front, async (env) => {
-    await warmUp(env, 'fast');
+    await warmUpCallers(env);
     const label = `${fmt(mix.fast)} fast + ${fmt(mix.deep)} deep`;
-    return phase(env, { label, block: 1, ...mix, flows: usableFlows(env), pollMs });
+    return phase(env, { label, block: 1, ...mix, flows: usableFlows(env), pollMs, rampMs });
   });
   return failures(result);
 }
@@ -178,20 +200,29 @@ interface GoalsRun {
 async function goalsOn(front: HttpServerChoice): Promise<GoalsRun> {
   const fastResult = await withEnv(front, async (env) => {
     const header = serverLine(env);
-    await warmUp(env, 'fast');
+    await warmUpCallers(env);
     const usable = usableFlows(env);
-    const result = await phase(env, { label: `${fmt(callers)} concurrent fast scans`, block: 1, fast: callers, deep: 0, flows: usable, pollMs });
+    const result = await phase(env, {
+      label: `${fmt(callers)} fast scans${rampMs > 0 ? ` started within ${fmt(rampMs / 1000, 1)} s` : ' at once'}`,
+      block: 1,
+      fast: callers,
+      deep: 0,
+      flows: usable,
+      pollMs,
+      rampMs,
+    });
     // For comparison only (no goal): the same load without the MCP callers, on the same server, from new addresses.
     const rest = usable.filter((flow) => flow !== 'mcp');
     const withoutMcp =
       rest.length > 0 && rest.length < usable.length
         ? await phase(env, {
-            label: `for comparison, ${fmt(callers)} concurrent fast scans without the MCP flow`,
+            label: `for comparison, the same ${fmt(callers)} fast scans without the MCP flow`,
             block: 4,
             fast: callers,
             deep: 0,
             flows: rest,
             pollMs,
+            rampMs,
           })
         : null;
     return { header, result, withoutMcp, httpServer: env.httpServer };
@@ -201,9 +232,17 @@ async function goalsOn(front: HttpServerChoice): Promise<GoalsRun> {
     await warmUp(env, 'fast');
     const lone: PhaseResult[] = [];
     for (let k = 0; k < 3; k++) {
-      lone.push(await phase(env, { label: `lone deep scan ${k + 1} of 3`, block: 3, firstIndex: k, fast: 0, deep: 1, flows: ['v2'], pollMs }));
+      lone.push(await phase(env, { label: `lone deep scan ${k + 1} of 3`, block: 3, firstIndex: k, fast: 0, deep: 1, flows: ['v2'], pollMs, rampMs: 0 }));
     }
-    const many = await phase(env, { label: `${deepCallers} concurrent deep scans`, block: 2, fast: 0, deep: deepCallers, flows: usableFlows(env), pollMs });
+    const many = await phase(env, {
+      label: `${deepCallers} concurrent deep scans`,
+      block: 2,
+      fast: 0,
+      deep: deepCallers,
+      flows: usableFlows(env),
+      pollMs,
+      rampMs: 0,
+    });
     return { header, lone, many };
   });
 
@@ -226,7 +265,7 @@ async function goalsOn(front: HttpServerChoice): Promise<GoalsRun> {
     `  slowest ${seconds(maxMs)} = ${fmt(ratio, 1)}× the lone median (goal ≤ 5×); aggregate ${fmt(many.completed)} × 65,535 ports in ${seconds(many.activeMs)} = ${fmt(manyRate)} ports/s, ${fmt(manyRate / loneRate, 2)}× the lone scan's rate; a scan's own run time (duration_ms) median ${seconds(percentile(many.scanDurations.get('deep')!, 0.5))}, max ${seconds(percentile(many.scanDurations.get('deep')!, 1))}`,
   ];
   const goalLines = [
-    `Goal 1, ${fmt(callers)} concurrent callers each doing a fast scan, all exact, p99 API latency < 50 ms: ${fastMet ? 'met' : 'NOT met'} (${fmt(fast.completed)} complete, ${fast.wrong.length} wrong, ${fast.errors.length} errors, ${fast.webhooks.missing} webhooks missing, p99 ${fmt(fastP99, 1)} ms)`,
+    `Goal 1, ${fmt(callers)} callers each starting a fast scan${rampMs > 0 ? ` within ${fmt(rampMs / 1000, 1)} s` : ' at once'}, all exact, p99 API latency < 50 ms: ${fastMet ? 'met' : 'NOT met'} (${fmt(fast.completed)} complete, ${fast.wrong.length} wrong, ${fast.errors.length} errors, ${fast.webhooks.missing} webhooks missing, p99 ${fmt(fastP99, 1)} ms)`,
     `Goal 2, ${deepCallers} concurrent deep scans from distinct callers, all exact, each within 5× a lone deep scan: ${deepMet ? 'met' : 'NOT met'} (${fmt(many.completed)} complete, ${many.wrong.length} wrong, ${many.errors.length} errors, ${many.webhooks.missing} webhooks missing; slowest ${fmt(ratio, 1)}× lone)`,
   ];
   for (const line of [...deepLines, ...goalLines]) console.log(line);
@@ -296,7 +335,7 @@ async function goals(): Promise<number> {
     runs.push(await goalsOn(front));
   }
   if (runs.length > 1) for (const line of frontTable(runs)) console.log(line);
-  const intro = `\`selfscan serve\` as a child process with its default settings (rate limits off, private targets and callbacks allowed, PTR lookups answered NXDOMAIN by a loopback DNS server${fronts.length > 1 || fronts[0] !== 'auto' ? `; setting http.server ${fronts.join(', then ')}, each on fresh servers, one after another` : ''}), one unmeasured fast scan on each fresh server first; each caller a distinct loopback address (127.x.y.z) and its own scan target, flows round-robin (v1 POST + GET every ${pollMs} ms, v2 stream, v1 POST with webhook to a local receiver, MCP tool calls through the SDK client); listeners on ~2% of the callers' addresses; every result checked against /proc/net/tcp. Latency is client-side (request sent to whole answer read; for MCP one SDK tool call), over every request that started while scans ran; the server's own handling time from its log is beside it. REST callers use one raw keep-alive socket each in the harness's main thread, MCP callers (SDK client over undici) a worker thread, the DNS server another: harness and server share the machine's 2 cores, and the harness's CPU is given.`;
+  const intro = `\`selfscan serve\` as a child process with its default settings (rate limits off, private targets and callbacks allowed, PTR lookups answered NXDOMAIN by a loopback DNS server${fronts.length > 1 || fronts[0] !== 'auto' ? `; setting http.server ${fronts.join(', then ')}, each on fresh servers, one after another` : ''}), ${warmUpCount > 0 ? `${fmt(warmUpCount)} unmeasured fast callers of every flow on each fresh server first (its code compiled as a server's that has served a while), then the measured callers started evenly over ${fmt(rampMs)} ms` : 'one unmeasured fast scan on each fresh server first'}; each caller a distinct loopback address (127.x.y.z) and its own scan target, flows round-robin (v1 POST + GET every ${pollMs} ms, v2 stream, v1 POST with webhook to a local receiver, MCP tool calls through the SDK client); listeners on ~2% of the callers' addresses; every result checked against /proc/net/tcp. Latency is client-side (request sent to whole answer read; for MCP one SDK tool call), over every request that started while scans ran; the server's own handling time from its log is beside it. REST callers use one raw keep-alive socket each in the harness's main thread, MCP callers (SDK client over undici) a worker thread, the DNS server another: harness and server share the machine's 2 cores, and the harness's CPU is given.`;
   const body =
     runs.length === 1
       ? markdown([...runs[0]!.goalLines, ...runs[0]!.detailLines])

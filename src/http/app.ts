@@ -39,7 +39,7 @@ export interface HttpAppOptions {
 }
 
 export function createHttpApp(front: HttpFront, options: HttpAppOptions): HttpApp {
-  const app = checkedApp(front.router());
+  const app = checkedApp(front);
   const context = new RouteContext({ app, ...options, clientAddress: new ClientAddressResolver(options.trustProxy, options.trustProxyHeader) });
   const served: Readonly<Record<string, Route>> = { ...ROUTES, ...options.mounted, [HEALTH_PATH]: healthRoute(options.health) };
   const routes = Object.entries(served);

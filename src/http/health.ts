@@ -57,7 +57,7 @@ function registerHealth(app: HttpRouter, check: HealthCheck): void {
 
 /** A scanner node's whole HTTP side: /healthz, /metrics (unless on a port of its own), and a JSON 404 for anything else. */
 export function createHealthApp(front: HttpFront, check: HealthCheck, metrics?: MetricsServing): HttpApp {
-  const app = checkedApp(front.router());
+  const app = checkedApp(front);
   registerHealth(app, check);
   const routes: Record<string, Route> = { [HEALTH_PATH]: healthRoute(check) };
   if (metrics !== undefined) {

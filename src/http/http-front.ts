@@ -22,6 +22,12 @@ export type HttpServerName = (typeof HTTP_SERVERS)[number];
 /** One HTTP server under the seam. */
 export interface HttpFront {
   name: HttpServerName;
+  /**
+   * The least size of the body of an answer that refuses a request and
+   * closes its connection (see request-checks.ts): past this the server
+   * writes it out and closes before it parses on. 0: any size closes.
+   */
+  refusalBodyBytes: number;
   /** A new router to register routes on. */
   router(): HttpRouter;
   /** `router` as an app that listens; `routes` are what it serves (for the OpenAPI document and 405s). */

@@ -76,7 +76,7 @@ function answerMetrics(res: HttpResponse, head: boolean, metrics: Metrics, allow
 
 /** `metrics.listen`'s own HTTP side: /metrics, and a JSON 404 for anything else. */
 export function createMetricsApp(front: HttpFront, serving: MetricsServing): HttpApp {
-  const app = checkedApp(front.router());
+  const app = checkedApp(front);
   registerMetrics(app, serving);
   app.any('/*', (res, req) => writeAnswer(res, new ApiError('not_found', `this port serves only ${METRICS_PATH}, not ${req.getUrl()}`).answer({})));
   return front.serve(app, { [METRICS_PATH]: metricsRoute(serving) });

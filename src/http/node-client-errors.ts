@@ -21,14 +21,15 @@ export function refusalOf(error: Error & { code?: string; reason?: string }): Ap
   return REFUSALS[error.code ?? '']?.() ?? new ApiError('bad_request', `the request cannot be read safely: ${error.reason ?? 'malformed'}`);
 }
 
-/** A refusal as the bytes of a whole answer that closes the connection. */
+/** The headers of every answer that refuses a request and closes its connection. */
+export const REFUSAL_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+/** A refusal as the bytes of a whole answer that closes the connection (where no response object exists yet). */
 function answerBytes(refusal: ApiError): string {
   const answer = refusal.answer({});
   const body = JSON.stringify(answer.body);
-  return (
-    `HTTP/1.1 ${answer.status}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-  );
+  const headers = Object.entries(REFUSAL_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${answer.status}\r\n${headers.join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /** The socket's response under way, if any (Node keeps it on the socket). */

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../api/api-error.js';
 import { guardDescriptors, logListeningPaused, logListeningResumed } from './descriptor-guard.js';
 import type { HttpApp, HttpFront } from './http-front.js';
-import { answerClientError } from './node-client-errors.js';
+import { answerClientError, REFUSAL_HEADERS } from './node-client-errors.js';
 import { isClosing, markClosing } from './node-closing-sockets.js';
 import { notePeer, peerOf } from './node-peer-address.js';
 import { NodeRouter } from './node-router.js';
@@ -28,12 +28,21 @@ export interface NodeFrontOptions {
   requestTimeoutMs: number;
 }
 
+/**
+ * Connections the kernel may hold for us before we accept them (capped by
+ * net.core.somaxconn). Node's default of 511 overflows when a thousand
+ * callers connect within a second, and each dropped SYN costs its caller a
+ * 1 s retransmission.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** How long an idle keep-alive connection stays open: uWS's figure. */
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
 
 export function nodeFront(options: NodeFrontOptions): HttpFront {
   return {
     name: 'node',
+    refusalBodyBytes: 0, // a refused request's connection closes once its answer is written (node-closing-sockets.ts)
     router: () => new NodeRouter(),
     serve: (router, routes, logger) => nodeListeningApp(router, routes, options, logger),
   };
@@ -46,7 +55,7 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
     new Promise((resolve, reject) => {
       const failed = (error: Error): void => reject(error);
       server.once('error', failed);
-      server.listen({ host, port }, () => {
+      server.listen({ host, port, backlog: LISTEN_BACKLOG }, () => {
         server.off('error', failed);
         const address = server.address();
         resolve(typeof address === 'object' && address !== null ? address.port : port);
@@ -98,7 +107,7 @@ function refuseAndClose(response: ServerResponse, socket: Socket, refusal: ApiEr
   const answer = refusal.answer({});
   markClosing(socket);
   response.shouldKeepAlive = false;
-  response.writeHead(Number(answer.status.slice(0, 3)), { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify(answer.body));
+  response.writeHead(Number(answer.status.slice(0, 3)), REFUSAL_HEADERS).end(JSON.stringify(answer.body));
 }
 
 function createNodeServer(router: NodeRouter, options: NodeFrontOptions, logger?: Logger): Server {

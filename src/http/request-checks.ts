@@ -11,6 +11,7 @@
 // A refused request is answered and its connection closed; nothing after
 // its head is read.
 import { ApiError } from '../api/api-error.js';
+import type { HttpFront } from './http-front.js';
 import type { HttpRequest, HttpResponse, HttpRouter, RecognizedString } from './seam.js';
 
 type Handler = (res: HttpResponse, req: HttpRequest) => void | Promise<void>;
@@ -60,12 +61,6 @@ function finalCoding(value: string): string {
 }
 
 /**
- * The size a refusal's body is padded to (with JSON whitespace): uWS's cork
- * buffer (LoopData::CORK_BUFFER_SIZE), so that the body cannot fit in it.
- */
-const REFUSAL_BODY_BYTES = 16 * 1024;
-
-/**
  * Answers a refused request and closes its connection before anything after
  * its head is read as a request (RFC 9112 §6.3); true when it did.
  *
@@ -76,22 +71,25 @@ const REFUSAL_BODY_BYTES = 16 * 1024;
  * then; close() within the callback would drop the corked answer, and the
  * response may not be touched after end(). A write that does not fit in the
  * cork buffer uncorks the socket (the answer goes to the kernel at once), so
- * the body is padded past it: the answer arrives whole, then EOF.
+ * on that front the body is padded past it (with JSON whitespace,
+ * `bodyBytes`): the answer arrives whole, then EOF.
  */
-function refuse(res: HttpResponse, req: HttpRequest): boolean {
+function refuse(res: HttpResponse, req: HttpRequest, bodyBytes: number): boolean {
   const refusal = refusalOf(req);
   if (refusal === null) return false;
   const answer = refusal.answer({});
   res.writeStatus(answer.status).writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store');
-  res.end(JSON.stringify(answer.body).padEnd(REFUSAL_BODY_BYTES), true);
+  res.end(JSON.stringify(answer.body).padEnd(bodyBytes), true);
   return true;
 }
 
-/** `app` with every handler it is given run only for requests these checks let through. */
-export function checkedApp(app: HttpRouter): HttpRouter {
+/** A new router of `front` with every handler it is given run only for requests these checks let through. */
+export function checkedApp(front: Pick<HttpFront, 'router' | 'refusalBodyBytes'>): HttpRouter {
+  const app = front.router();
   for (const method of REGISTERING) {
     const register = app[method].bind(app);
-    app[method] = (pattern: RecognizedString, handler: Handler) => register(pattern, (res, req) => (refuse(res, req) ? undefined : handler(res, req)));
+    app[method] = (pattern: RecognizedString, handler: Handler) =>
+      register(pattern, (res, req) => (refuse(res, req, front.refusalBodyBytes) ? undefined : handler(res, req)));
   }
   return app;
 }

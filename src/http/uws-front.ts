@@ -12,6 +12,8 @@ export function uwsFront(): HttpFront {
   const uws = loadUws();
   return {
     name: 'uws',
+    // uWS's cork buffer (LoopData::CORK_BUFFER_SIZE): a body that cannot fit in it uncorks the socket.
+    refusalBodyBytes: 16 * 1024,
     router: () => uws.App() as unknown as HttpRouter,
     serve: (router, routes, logger) => uwsListeningApp(uws, router as unknown as TemplatedApp, routes, logger),
   };

@@ -126,6 +126,9 @@ describe.concurrent('requests smuggled behind a framing error, in one write', ()
       expect([answer.status]).toEqual(outcome.statuses);
       expect(got.text).toMatch(/\r\nContent-Type: application\/json\r\n/i);
       expect(JSON.parse(answer.body)).toEqual({ error: 'bad_request', reason: expect.any(String) });
+      // uWS closes only after a body that does not fit its 16 KiB cork buffer, so there it is padded; Node's front sends the JSON alone.
+      if (server.server.httpServer === 'uws') expect(answer.body.length).toBeGreaterThanOrEqual(16 * 1024);
+      else expect(answer.body).toBe(JSON.stringify(JSON.parse(answer.body)));
     } else {
       expect(got.text).toBe('');
     }

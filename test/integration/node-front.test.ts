@@ -1,10 +1,14 @@
 // What only Node's front does, whichever front the project runs: slow
 // request heads and bodies are answered 408 (`request_timeout`) and closed
-// (RFC 9110 §15.5.9), and the choice of front is told at /healthz, in
+// (RFC 9110 §15.5.9), its listen queue holds a burst of connects, and the choice of front is told at /healthz, in
 // /metrics and in the log. The shapes both fronts see are in hostile-http.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEFAULT_CONFIG } from '../../src/config/config.js';
+import { LISTEN_BACKLOG } from '../../src/http/node-front.js';
 import { rawExchange } from '../../support/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -44,6 +48,17 @@ describe("Node's front", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const second = await fetch(`${server.url}/openapi.json`);
     expect(second.status).toBe(200);
+  });
+
+  it('listens with a queue that holds a burst of a thousand connects (Node would say 511)', () => {
+    // For a listening socket, ss's Send-Q column is its backlog: what the kernel granted of what listen() asked.
+    const [state, , sendQ] = execFileSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/);
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    expect(state).toBe('LISTEN');
+    expect(Number(sendQ)).toBe(Math.min(LISTEN_BACKLOG, somaxconn));
+    expect(Number(sendQ)).toBeGreaterThan(1000);
   });
 
   it('says which front it is at /healthz, in selfscan_info and in the log', async () => {

@@ -1,12 +1,13 @@
 // MCP tool schemas are converted to JSON Schema once, not per request,
-// every caller still gets a copy of its own, and nullable fields come out
-// as anyOf, not as type arrays.
+// every caller gets the same frozen conversion (no copy per tool call, and
+// no caller can change what the next one reads), and nullable fields come
+// out as anyOf, not as type arrays.
 import { expect, it, vi } from 'vitest';
 import * as z from 'zod';
 
 import { memoiseJsonSchema } from '../../src/mcp/memoised-json-schema.js';
 
-it('converts once per option set and hands out equal, separate copies', () => {
+it('converts once per option set and hands every caller the same frozen conversion', () => {
   const define = () => z.strictObject({ rescan: z.boolean().default(false), note: z.string().optional() });
   const expected = define()['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
   const schema = define();
@@ -16,10 +17,14 @@ it('converts once per option set and hands out equal, separate copies', () => {
   const first = memoised['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
   const second = memoised['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
   expect(convert).toHaveBeenCalledTimes(1);
-  expect(second).toEqual(first);
-  expect(second).not.toBe(first);
-  (first as { properties: Record<string, unknown> }).properties.extra = {}; // a caller changing its copy
-  expect(memoised['~standard'].jsonSchema.output({ target: 'draft-2020-12' })).toEqual(second);
+  expect(second).toBe(first);
+  // A caller writing to it, at any depth, throws instead of changing the next caller's schema.
+  expect(() => {
+    (first as { properties: Record<string, unknown> }).properties.extra = {};
+  }).toThrow(TypeError);
+  expect(() => {
+    (first as { properties: { rescan: { default: boolean } } }).properties.rescan.default = true;
+  }).toThrow(TypeError);
   expect(first).toMatchObject({ type: 'object', properties: { rescan: { type: 'boolean', default: false } } });
   expect(second).toEqual(expected);
 
