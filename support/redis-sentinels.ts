@@ -43,6 +43,12 @@ export interface SentinelRedisOptions {
   password?: string;
   /** requirepass of the Sentinels. */
   sentinelPassword?: string;
+  /** Fixed ports: the primary on this one, the replica on the next, the Sentinels on the three after (default: free ports). */
+  basePort?: number;
+  /** Puts something between the replica and the primary (a lagging link): the port the replica replicates from instead. */
+  replicaLink?: (primaryPort: number) => Promise<{ port: number; close(): Promise<void> }>;
+  /** More lines of each Sentinel's config (a later line wins: `sentinel failover-timeout selfscan 120000`). */
+  sentinelLines?: readonly string[];
 }
 
 /** A free loopback TCP port (free when asked: the caller binds it right away). */
@@ -72,6 +78,9 @@ export async function startSentinelRedis(options: SentinelRedisOptions = {}): Pr
   const sentinels: ChildProcess[] = [];
   const servers: { port: number; server: RedisServer }[] = [];
   const auth = options.password === undefined ? [] : ['--masterauth', options.password];
+  const links: { close(): Promise<void> }[] = [];
+  let nextPort = options.basePort;
+  const takePort = async (): Promise<number> => (nextPort === undefined ? freePort() : nextPort++);
   const close = async (): Promise<void> => {
     await Promise.all(
       sentinels.map(async (child) => {
@@ -82,25 +91,28 @@ export async function startSentinelRedis(options: SentinelRedisOptions = {}): Pr
       }),
     );
     await Promise.all(servers.map(({ server }) => server.close()));
+    await Promise.all(links.map((link) => link.close()));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const primaryPort = await freePort();
+    const primaryPort = await takePort();
     // The first full sync starts at once (by default Redis waits 5 s for more replicas, and a failover before it loses everything).
     const primaryArgs = [...auth, '--repl-diskless-sync-delay', '0'];
     servers.push({
       port: primaryPort,
       server: await startRedisServer({ tcp: { host: HOST, port: primaryPort }, requirepass: options.password, args: primaryArgs }),
     });
-    const replicaPort = await freePort();
-    const replicaOf = ['--replicaof', HOST, String(primaryPort)];
+    const replicaPort = await takePort();
+    const link = await options.replicaLink?.(primaryPort);
+    if (link !== undefined) links.push(link);
+    const replicaOf = ['--replicaof', HOST, String(link?.port ?? primaryPort)];
     servers.push({
       port: replicaPort,
       server: await startRedisServer({ tcp: { host: HOST, port: replicaPort }, requirepass: options.password, args: [...auth, ...replicaOf] }),
     });
     const sentinelPorts: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const port = await freePort();
+      const port = await takePort();
       const conf = join(dir, `sentinel-${port}.conf`);
       writeFileSync(
         conf,
@@ -113,6 +125,7 @@ export async function startSentinelRedis(options: SentinelRedisOptions = {}): Pr
           `sentinel failover-timeout ${MASTER_NAME} 10000`,
           ...(options.password === undefined ? [] : [`sentinel auth-pass ${MASTER_NAME} ${options.password}`]),
           ...(options.sentinelPassword === undefined ? [] : [`requirepass ${options.sentinelPassword}`]),
+          ...(options.sentinelLines ?? []),
           '',
         ].join('\n'),
       );

@@ -22,6 +22,8 @@ export interface FastPhase {
   exact: number;
   wrong: string[];
   latency: LatencySummary;
+  /** The scan starts' (POST) alone. */
+  startLatency: LatencySummary;
   /** CPU used by each group from the first caller's start to the last result. */
   cpu: CpuTimes;
 }
@@ -46,6 +48,7 @@ export async function runFastPhase(
   const listeners = await startTruthListeners(targets);
   const truth = snapshotTruth(targets);
   const latencies: number[] = [];
+  const startLatencies: number[] = [];
   const wrong: string[] = [];
 
   /** One caller: POST, then GET polls on alternating nodes until the scan ends; a wrong result is noted. */
@@ -54,7 +57,9 @@ export async function runFastPhase(
     const request = async (n: number, method: string): Promise<HttpResponse> => {
       const started = performance.now();
       const response = await connections[n % connections.length]!.request(method, '/v1/fast', { timeoutMs: CALLER_TIMEOUT_MS });
-      latencies.push(performance.now() - started);
+      const ms = performance.now() - started;
+      latencies.push(ms);
+      if (method === 'POST') startLatencies.push(ms);
       return response;
     };
     try {
@@ -91,5 +96,14 @@ export async function runFastPhase(
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = await cpuNow();
   const cpu = Object.fromEntries(Object.entries(cpuAfter).map(([group, total]) => [group, total - cpuBefore[group]!]));
-  return { callers, arrivalPerSecond, seconds, exact: callers - wrong.length, wrong, latency: summarise(latencies), cpu };
+  return {
+    callers,
+    arrivalPerSecond,
+    seconds,
+    exact: callers - wrong.length,
+    wrong,
+    latency: summarise(latencies),
+    startLatency: summarise(startLatencies),
+    cpu,
+  };
 }

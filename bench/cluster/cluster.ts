@@ -12,10 +12,14 @@
 //      the idle cluster's own traffic taken out), and from its CPU per scan
 //      how many scans per second one primary (one core) carries;
 //   4. the cost of persistence: phase 2 again with appendonly + everysec,
-//      and with appendonly + always.
+//      and with appendonly + always;
+//   5. a Redis failover: its window as the API sees it, a deep scan across
+//      one against one without, and the cost of the durability wait
+//      (cluster-failover.ts), in a section of its own.
 // Every node runs the tsc build. Traffic stays on loopback.
 //
 //   --window N   the nodes' chunkWindow (default: the setting's default)
+//   --part P     `main` (1–4), `failover` (5) or `all` (default)
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +38,7 @@ import { ProcessSampler } from '../lib/load-metrics.js';
 import { truthOf, wrongness } from '../lib/load-truth.js';
 import { median } from '../lib/machine.js';
 import { recordSection } from '../lib/results-file.js';
+import { failoverPart } from './cluster-failover.js';
 import { type CpuTimes, type FastPhase, runFastPhase } from './cluster-fast-phase.js';
 import { difference, minus, type RedisReading, readRedis, scaled, topCommands, totalCommands } from './cluster-redis-stats.js';
 
@@ -49,7 +54,8 @@ const P99_GOAL_MS = 50;
  */
 const ARRIVAL_PER_SECOND = 50;
 const WARM_UP_CALLERS = 100;
-const { values } = parseArgs({ options: { window: { type: 'string' } } });
+const { values } = parseArgs({ options: { window: { type: 'string' }, part: { type: 'string', default: 'all' } } });
+if (!['all', 'main', 'failover'].includes(values.part)) throw new Error(`--part: main, failover or all, not ${values.part}`);
 const QUIET = { logLevel: 'info', ...(values.window === undefined ? {} : { chunkWindow: Number(values.window) }) };
 
 const fmt = (n: number, digits = 2): string => n.toFixed(digits);
@@ -216,4 +222,12 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+async function failover(): Promise<void> {
+  const { lines, exact } = await failoverPart(BUILT, QUIET);
+  recordSection('cluster-failover', 'Cluster: a Redis failover, and what the durability wait costs (npm run bench:cluster)', lines);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (!exact) process.exitCode = 1;
+}
+
+if (values.part !== 'failover') await main();
+if (values.part !== 'main') await failover();

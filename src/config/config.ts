@@ -170,6 +170,17 @@ export const configSchema = z.strictObject({
   chunkWindow: setting(z.number().int().min(1).max(64).default(16), {
     description: 'with --redis: chunks of one scan queued or running at once across all scanner nodes',
   }),
+  redisWait: z
+    .strictObject({
+      replicas: setting(z.number().int().min(0).default(1), {
+        description:
+          'with --redis: a scan start (and a webhook registration) is answered once this many replicas hold it (`WAIT`), so a failover cannot lose it; 0: answer at once; never more than the primary has connected, none for a lone primary',
+      }),
+      timeoutMs: setting(z.number().int().min(1).default(500), {
+        description: 'with --redis: the longest that wait lasts; past it the answer goes out anyway and the log says `redis_unreplicated`',
+      }),
+    })
+    .prefault({}),
   page: z
     .strictObject({
       ipv4Origin: setting(paneOrigin.optional(), {

@@ -48,3 +48,6 @@ export const WEBHOOK_QUEUE = 'webhooks';
 export const chunkQueueName = (region: string): string => `chunks-${region}`;
 /** The BullMQ queue of scans whose chunks are all done, to be finished (keys `selfscan:finish:*`). */
 export const FINISH_QUEUE = 'finish';
+
+/** Written by each round of replica-wait.ts, so that its WAIT covers every write the primary ran before it. */
+export const REPLICA_WAIT_MARKER_KEY = 'selfscan:replica-wait';

@@ -14,6 +14,7 @@ import type { Outbox, Registration } from '../webhook/outbox.js';
 import type { AttemptOptions, DueDelivery } from '../webhook/webhook-attempt.js';
 import { bullmqConnection } from './redis-connection.js';
 import { hooksKey, QUEUE_PREFIX, WEBHOOK_QUEUE } from './redis-keys.js';
+import type { ReplicaWait } from './replica-wait.js';
 import { deliveryJobOptions, KEEP_SECONDS, startWebhookWorker } from './webhook-queue.js';
 
 export interface RedisOutboxOptions {
@@ -26,6 +27,8 @@ export interface RedisOutboxOptions {
   logger: Logger;
   /** Also send deliveries from this process (API nodes do). */
   work: boolean;
+  /** Waits for the replicas after a registration, before the POST that made it is answered. */
+  durable?: ReplicaWait;
 }
 
 /** A registration as the value of its field in hooksKey(scanId). */
@@ -61,6 +64,7 @@ export class RedisOutbox implements Outbox {
     const key = hooksKey(scanId);
     const value: StoredRegistration = { url, ip, scanType, regionsAsked };
     await this.options.redis.multi().hset(key, id, JSON.stringify(value)).expire(key, KEEP_SECONDS).exec();
+    await this.options.durable?.after(`webhook ${id} registered`);
   }
 
   async registrations(scanId: string): Promise<Registration[]> {

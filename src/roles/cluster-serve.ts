@@ -30,6 +30,7 @@ import { RedisResultStore } from '../redis/redis-result-store.js';
 import { RedisScanBook } from '../redis/redis-scan-book.js';
 import { RedisScanProgress } from '../redis/redis-scan-progress.js';
 import { RedisScanStarts } from '../redis/redis-scan-starts.js';
+import { ReplicaWait } from '../redis/replica-wait.js';
 import { ScannerNode } from '../redis/scanner-node.js';
 import { announceScanner, ScannerRegions } from '../redis/scanner-registry.js';
 import { checkSentinels } from '../redis/sentinel-preflight.js';
@@ -83,7 +84,9 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   // BullMQ's connections retry on their own; the command connection's watcher logs an outage once, not once per retry and connection.
   const bullmq = () => connect(quiet(bullmqConnection(url)));
   const progress = new RedisScanProgress(redis);
-  const dispatch = new ChunkDispatch(bullmq);
+  // A scan start and a webhook registration are answered once the replicas hold them (a failover cannot lose them).
+  const durable = new ReplicaWait(connect(quiet(commandConnection(url))), config.redisWait, logger);
+  const dispatch = new ChunkDispatch(bullmq, durable);
   const budgetMs = { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 };
   const closers: (() => Promise<void> | void)[] = [];
   // One resolver for the scanner side's facts stage and the API side's finish jobs.
@@ -116,6 +119,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
       logger,
       metrics,
       work: true,
+      durable,
     });
     const fingerprints = new RedisFingerprints(redis);
     const exposure = scanExposure(config, fingerprints, logger);
