@@ -11,17 +11,15 @@ import type { Metrics } from '../metrics/metrics.js';
 export function watchPrimary(redis: Redis, metrics: Pick<Metrics, 'redisReconnected'>, logger: Logger): void {
   let primary = addressOf(redis);
   let lostAt: number | undefined;
-  redis.on('error', (error: Error) => {
+  /** Once per outage, whichever says it first. */
+  const lost = (error?: Error): void => {
     if (lostAt !== undefined) return;
     lostAt = Date.now();
-    logger.warn({ event: 'redis_lost', primary, err: error }, `lost the Redis primary ${primary}: ${error.message}`);
-  });
+    logger.warn({ event: 'redis_lost', primary, err: error }, `lost the Redis primary ${primary}${error === undefined ? '' : `: ${error.message}`}`);
+  };
+  redis.on('error', lost);
   // 'reconnecting', not 'close': a connection closed on purpose (the node stopping) is not a lost primary.
-  redis.on('reconnecting', () => {
-    if (lostAt !== undefined) return;
-    lostAt = Date.now();
-    logger.warn({ event: 'redis_lost', primary }, `lost the Redis primary ${primary}`);
-  });
+  redis.on('reconnecting', () => lost());
   redis.on('ready', () => {
     const now = addressOf(redis);
     const failover = now !== primary;
