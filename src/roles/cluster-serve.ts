@@ -84,8 +84,8 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   // BullMQ's connections retry on their own; the command connection's watcher logs an outage once, not once per retry and connection.
   const bullmq = () => connect(quiet(bullmqConnection(url)));
   const progress = new RedisScanProgress(redis);
-  // A scan start and a webhook registration are answered once the replicas hold them (a failover cannot lose them).
-  const durable = new ReplicaWait(connect(quiet(commandConnection(url))), config.redisWait, logger);
+  // A scan start and a webhook registration are answered once the replicas hold them (a failover cannot lose them): API nodes only, as only they answer them.
+  const durable = serveApi ? new ReplicaWait(connect(quiet(commandConnection(url))), config.redisWait, logger) : undefined;
   const dispatch = new ChunkDispatch(bullmq, durable);
   const budgetMs = { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 };
   const closers: (() => Promise<void> | void)[] = [];
