@@ -3,6 +3,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 
+import { killAndWait } from './child-kill.js';
+
 export interface MemcachedServer {
   close(): Promise<void>;
 }
@@ -10,13 +12,7 @@ export interface MemcachedServer {
 /** Starts memcached on `host`:`port` and resolves once it accepts connections. */
 export async function startMemcachedServer(host: string, port: number): Promise<MemcachedServer> {
   const child = spawn('memcached', ['-l', host, '-p', String(port), '-U', '0', '-m', '8', '-u', 'nobody'], { stdio: 'ignore' });
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
-  };
+  const close = () => killAndWait(child);
   try {
     await accepting(child, host, port);
   } catch (error) {

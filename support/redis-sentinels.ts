@@ -14,6 +14,7 @@ import { join } from 'node:path';
 
 import { Redis } from 'ioredis';
 
+import { killAndWait } from './child-kill.js';
 import { type RedisServer, readyOutput, startRedisServer } from './redis-server.js';
 
 export const MASTER_NAME = 'selfscan';
@@ -82,14 +83,7 @@ export async function startSentinelRedis(options: SentinelRedisOptions = {}): Pr
   let nextPort = options.basePort;
   const takePort = async (): Promise<number> => (nextPort === undefined ? freePort() : nextPort++);
   const close = async (): Promise<void> => {
-    await Promise.all(
-      sentinels.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGKILL');
-        await exited;
-      }),
-    );
+    await Promise.all(sentinels.map(killAndWait));
     await Promise.all(servers.map(({ server }) => server.close()));
     await Promise.all(links.map((link) => link.close()));
     rmSync(dir, { recursive: true, force: true });

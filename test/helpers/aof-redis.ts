@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { killAndWait } from '../../support/child-kill.js';
 import { readyOutput } from '../../support/redis-server.js';
 
 export interface AofRedis {
@@ -29,11 +30,7 @@ export async function startAofRedis(port: number): Promise<AofRedis> {
     await readyOutput(started, /ready to accept connections/i, 'redis-server (AOF)');
   };
   const kill = async (): Promise<void> => {
-    const running = child;
-    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGKILL');
-    await exited;
+    if (child !== undefined) await killAndWait(child);
   };
   await start();
   return {
