@@ -74,6 +74,10 @@ export default defineConfig({
         test: { name: 'cluster-node', include: httpClusterTests, env: nodeFront, ...serverProject },
       },
       {
+        // The udp scan's probes against Debian's real UDP servers in network namespaces (root).
+        test: { name: 'udp', include: ['test/udp/**/*.test.ts'], fileParallelism: false, testTimeout: 120_000, hookTimeout: 60_000 },
+      },
+      {
         test: { name: 'facts', include: ['test/facts/**/*.test.ts'], fileParallelism: false, testTimeout: 60_000, hookTimeout: 60_000 },
       },
       {

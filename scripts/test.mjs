@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: installs the system tools the tests drive (nmap, ip, iptables,
-// redis-server and memcached: their packages' own services are kept from
-// starting; chromium
+// redis-server and memcached, and the udp scan's real UDP servers: their
+// packages' own services are kept from starting; chromium
 // for the page's browser tests; xmllint for the check client's JUnit;
 // capsh to run the server without CAP_NET_RAW; promtool (prometheus) to
 // check the metrics' text format;
@@ -59,6 +59,14 @@ const tools = unitOnly
       ip6tables: 'iptables',
       'redis-server': 'redis-server',
       memcached: 'memcached',
+      // The udp scan's real servers (test/udp, support/udp-services-host.ts).
+      dnsmasq: 'dnsmasq-base',
+      chronyd: 'chrony',
+      snmpd: 'snmpd',
+      inetd: 'openbsd-inetd',
+      'in.tftpd': 'tftpd-hpa',
+      rpcbind: 'rpcbind',
+      'coap-server-notls': 'libcoap3-bin',
       chromium: 'chromium',
       xmllint: 'libxml2-utils',
       // capsh runs the server without CAP_NET_RAW (the engine's fallback).

@@ -135,7 +135,8 @@ export async function stopProgram<T>(child: ChildProcess, label: string): Promis
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-function trackForExit(child: ChildProcess): void {
+/** Kills `child` (SIGKILL) if it still runs when this process exits. */
+export function trackForExit(child: ChildProcess): void {
   running.add(child);
   child.once('exit', () => running.delete(child));
   if (exitHookInstalled) return;

@@ -31,16 +31,19 @@ export interface InstalledRules {
   removeSync(): void;
 }
 
+/** iptables argument lists, such as `['-A', 'INPUT', …]`. */
+type Rules = readonly (readonly string[])[];
+
 /**
- * Installs `rules` (iptables argument lists, such as `['-A', 'INPUT', …]`)
- * in `namespace` with iptables, then the same with ip6tables, one at a time
- * and in order. If one fails, those installed are removed and its error
- * thrown.
+ * Installs `rules` in `namespace` with iptables, then with ip6tables (the
+ * same rules, or each family's own when `rules` is a function of the
+ * family), one at a time and in order. If one fails, those installed are
+ * removed and its error thrown.
  */
 export async function installRules(
   tools: { ip: string; iptables: string; ip6tables: string },
   namespace: string,
-  rules: readonly (readonly string[])[],
+  rules: Rules | ((family: 4 | 6) => Rules),
 ): Promise<InstalledRules> {
   // `ip netns exec <namespace> <iptables> -w -D …` argument lists, in the order installed.
   const deletions: string[][] = [];
@@ -59,8 +62,11 @@ export async function installRules(
     },
   };
   try {
-    for (const iptables of [tools.iptables, tools.ip6tables]) {
-      for (const rule of rules) {
+    for (const [family, iptables] of [
+      [4, tools.iptables],
+      [6, tools.ip6tables],
+    ] as const) {
+      for (const rule of typeof rules === 'function' ? rules(family) : rules) {
         const inNamespace = (args: readonly string[]): string[] => ['netns', 'exec', namespace, iptables, '-w', ...args];
         await run(tools.ip, inNamespace(rule));
         const append = rule.indexOf('-A');

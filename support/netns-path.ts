@@ -8,8 +8,10 @@
  * Where: a host with a path sits behind a router namespace of its own
  * (netns-host.ts wires it: root ⟷ veth ⟷ router ⟷ veth ⟷ host, forwarding
  * on in the router), and the emulator runs inside the router, fed by the
- * router's mangle table with the TCP packets of its host-facing veth end:
- * POSTROUTING `-o` (towards the host) and PREROUTING `-i` (from it). So
+ * router's mangle table with the TCP, UDP and ICMP packets of its
+ * host-facing veth end: POSTROUTING `-o` (towards the host) and PREROUTING
+ * `-i` (from it); a UDP probe and its port unreachable take the path as a
+ * SYN and its RST do (neighbour discovery does not: pathRules). So
  * both halves of the path are over before a packet reaches the root
  * namespace's interface. That matters to the SYN engine, which reads its
  * answers through an AF_PACKET socket: AF_PACKET taps a packet at the
@@ -108,12 +110,27 @@ export interface PathRouter {
   rootSide: string;
 }
 
-/** The NFQUEUE rules of the router's mangle table for one family, as `-A` argument lists. */
-export function pathRules(hostSide: string, queues: { to: number; from: number }): string[][] {
-  return [
-    ['-t', 'mangle', '-A', 'POSTROUTING', '-o', hostSide, '-p', 'tcp', '-j', 'NFQUEUE', '--queue-num', String(queues.to)],
-    ['-t', 'mangle', '-A', 'PREROUTING', '-i', hostSide, '-p', 'tcp', '-j', 'NFQUEUE', '--queue-num', String(queues.from)],
+/**
+ * ICMPv6 the path carries: the errors (a UDP port's unreachable among
+ * them) and echo. Neighbour discovery and MLD stay off it: they belong to
+ * the router–host link, not to the path.
+ */
+const PATH_ICMPV6_TYPES = ['destination-unreachable', 'packet-too-big', 'time-exceeded', 'parameter-problem', 'echo-request', 'echo-reply'];
+
+/**
+ * The NFQUEUE rules of the router's mangle table for one family, as `-A`
+ * argument lists: TCP, UDP and ICMP (for IPv6, PATH_ICMPV6_TYPES), both ways.
+ */
+export function pathRules(hostSide: string, queues: { to: number; from: number }, family: 4 | 6): string[][] {
+  const matches = [
+    ['-p', 'tcp'],
+    ['-p', 'udp'],
+    ...(family === 4 ? [['-p', 'icmp']] : PATH_ICMPV6_TYPES.map((type) => ['-p', 'ipv6-icmp', '--icmpv6-type', type])),
   ];
+  return matches.flatMap((match) => [
+    ['-t', 'mangle', '-A', 'POSTROUTING', '-o', hostSide, ...match, '-j', 'NFQUEUE', '--queue-num', String(queues.to)],
+    ['-t', 'mangle', '-A', 'PREROUTING', '-i', hostSide, ...match, '-j', 'NFQUEUE', '--queue-num', String(queues.from)],
+  ]);
 }
 
 /** `tc` arguments for a bottleneck on one veth end (run in its namespace). */
@@ -166,7 +183,7 @@ export async function startPath(
   const child = await startInNamespace(tools.ip, router.namespace, [pathDelayBinary(), ...emulatorArgs(path, queues)], LABEL);
   let rules: InstalledRules | null = null;
   try {
-    rules = await installRules(tools, router.namespace, pathRules(router.hostSide, queues));
+    rules = await installRules(tools, router.namespace, (family) => pathRules(router.hostSide, queues, family));
     if (path.bottleneck !== undefined) {
       // Each direction's bottleneck on the way out of the router, after its delay: the qdiscs go with the links.
       for (const dev of [router.hostSide, router.rootSide]) {

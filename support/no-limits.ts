@@ -6,6 +6,8 @@ export const NO_LIMITS: Config['limits'] = {
   fastPerAsn: { max: 0, windowSeconds: 3600 },
   deepPerIp: { max: 0, windowSeconds: 300 },
   deepPerAsn: { max: 0, windowSeconds: 3600 },
+  udpPerIp: { max: 0, windowSeconds: 60 },
+  udpPerAsn: { max: 0, windowSeconds: 3600 },
   webhooksPerIp: { max: 0, windowSeconds: 3600 },
   ipv6PrefixLength: 64,
 };

@@ -3,6 +3,7 @@
 // a chosen event to reconnect elsewhere. Framing is the service's own SSE
 // reader's.
 import { SseParser } from '../src/api/sse-parser.js';
+import type { CallerFetch } from './callers.js';
 
 export interface SseEvent {
   name: string;
@@ -11,17 +12,17 @@ export interface SseEvent {
 }
 
 /**
- * Reads the stream of GET `url` until the terminal event, or until `until`
+ * Reads the stream of GET `url` (with `fetch`: from a chosen loopback caller) until the terminal event, or until `until`
  * says stop (the connection is then dropped). Resolves with the events read.
  */
 export async function readSse(
   url: string,
-  options: { lastEventId?: number; headers?: Record<string, string>; until?: (event: SseEvent) => boolean } = {},
+  options: { lastEventId?: number; headers?: Record<string, string>; until?: (event: SseEvent) => boolean; fetch?: CallerFetch } = {},
 ): Promise<SseEvent[]> {
   const abort = new AbortController();
   const headers: Record<string, string> = { Accept: 'text/event-stream', ...options.headers };
   if (options.lastEventId !== undefined) headers['Last-Event-ID'] = String(options.lastEventId);
-  const response = await fetch(url, { headers, signal: abort.signal });
+  const response = await (options.fetch ?? fetch)(url, { headers, signal: abort.signal });
   if (response.headers.get('content-type')?.startsWith('text/event-stream') !== true)
     throw new Error(`not a stream: ${response.status} ${await response.text()}`);
   const events: SseEvent[] = [];

@@ -29,7 +29,7 @@ const { values } = parseArgs({ options: { 'fast-runs': { type: 'string', default
 const fastRuns = Number(values['fast-runs']);
 const deepRuns = Number(values['deep-runs']);
 
-const GOALS_MS: Readonly<Record<ScanType, number>> = { fast: 300, deep: 3000 };
+const GOALS_MS: Readonly<Record<ScanType, number>> = { fast: 300, deep: 3000, udp: 3000 };
 
 interface PortResult {
   port: number;

@@ -82,7 +82,7 @@ export function callerAddress(block: number, i: number): string {
 /** Deep callers spread evenly among the fast ones; flows round-robin within each scan type. */
 export function planCallers(spec: PhaseSpec): CallerPlan[] {
   const total = spec.fast + spec.deep;
-  const next: Record<ScanType, number> = { fast: 0, deep: 0 };
+  const next: Record<ScanType, number> = { fast: 0, deep: 0, udp: 0 };
   return Array.from({ length: total }, (_, i) => {
     const scanType: ScanType = Math.floor(((i + 1) * spec.deep) / total) > Math.floor((i * spec.deep) / total) ? 'deep' : 'fast';
     const flow = spec.flows[next[scanType]++ % spec.flows.length]!;

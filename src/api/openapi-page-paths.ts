@@ -10,8 +10,10 @@ const htmlPage = (description: string) => ({
   content: { 'text/html': { schema: { type: 'string' } } },
 });
 
+const TITLES: Readonly<Record<ScanType, string>> = { fast: 'Fast', deep: 'Deep', udp: 'Udp' };
+
 function scanFormPath(type: ScanType) {
-  const title = type === 'fast' ? 'Fast' : 'Deep';
+  const title = TITLES[type];
   return {
     post: {
       operationId: `pageStart${title}Scan`,
@@ -80,4 +82,5 @@ export const pagePaths = {
   },
   '/scan/fast': scanFormPath('fast'),
   '/scan/deep': scanFormPath('deep'),
+  '/scan/udp': scanFormPath('udp'),
 };

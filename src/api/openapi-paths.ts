@@ -27,9 +27,12 @@ function mcpNotAllowed(method: 'GET' | 'DELETE') {
   };
 }
 
+/** `Fast`, `Deep`, `Udp`: the scan type in an operationId. */
+const titleOf = (type: ScanType): string => type[0]!.toUpperCase() + type.slice(1);
+
 function startOperation(type: ScanType) {
   return {
-    operationId: type === 'fast' ? 'startFastScan' : 'startDeepScan',
+    operationId: `start${titleOf(type)}Scan`,
     tags: ['polling'],
     summary: `Start a ${type} scan of the caller's address`,
     description:
@@ -48,7 +51,7 @@ function startOperation(type: ScanType) {
 
 function resultOperation(type: ScanType) {
   return {
-    operationId: type === 'fast' ? 'getFastScan' : 'getDeepScan',
+    operationId: `get${titleOf(type)}Scan`,
     tags: ['polling'],
     summary: `The caller's latest ${type} scan`,
     description:
@@ -68,7 +71,7 @@ function resultOperation(type: ScanType) {
 
 function streamOperation(type: ScanType) {
   return {
-    operationId: type === 'fast' ? 'streamFastScan' : 'streamDeepScan',
+    operationId: `stream${titleOf(type)}Scan`,
     tags: ['streaming'],
     summary: `Start or attach to a ${type} scan and stream its progress`,
     description:
@@ -91,6 +94,8 @@ export const paths = {
   '/v1/deep': { post: startOperation('deep'), get: resultOperation('deep') },
   '/v2/fast': { get: streamOperation('fast') },
   '/v2/deep': { get: streamOperation('deep') },
+  '/v1/udp': { post: startOperation('udp'), get: resultOperation('udp') },
+  '/v2/udp': { get: streamOperation('udp') },
   '/.well-known/selfscan-webhook-key': {
     get: {
       operationId: 'getWebhookKey',
@@ -107,9 +112,9 @@ export const paths = {
     post: {
       operationId: 'mcp',
       tags: ['agents'],
-      summary: 'Model Context Protocol (Streamable HTTP): tools fast_scan and deep_scan',
+      summary: 'Model Context Protocol (Streamable HTTP): tools fast_scan, deep_scan and udp_scan',
       description:
-        'Stateless MCP over Streamable HTTP (no Mcp-Session-Id, no key). Tools `fast_scan` and `deep_scan` take ' +
+        'Stateless MCP over Streamable HTTP (no Mcp-Session-Id, no key). Tools `fast_scan`, `deep_scan` and `udp_scan` (since 1.3) take ' +
         '`{ "rescan"?: boolean }` and scan only the caller\'s own address. A call does not block: it starts a scan ' +
         'when none is in flight and no unexpired result exists (or when `rescan` is true), else it returns the ' +
         'scan in flight or the last result; agents poll by calling again. `structuredContent` is shaped like the ' +

@@ -5,6 +5,7 @@
 import * as z from 'zod';
 
 import { SEVERITIES } from './severity-levels.js';
+import { UDP_SERVICES } from './udp-services.js';
 
 /** How bad an exposure is, from `critical` to `info`. */
 export const Severity = z.enum(SEVERITIES).meta({ description: 'How bad the exposure is: `critical`, `high`, `medium`, `low` or `info`.' });
@@ -76,6 +77,24 @@ export const AccessFacts = z
   .meta({ description: 'A data store or control API, and whether it answers without credentials (never authenticated to, never written).' });
 export type AccessFacts = z.output<typeof AccessFacts>;
 
+/** A UDP service's answers to the udp scan's probe (since 1.3). */
+export const UdpFacts = z
+  .strictObject({
+    service: z.enum(UDP_SERVICES).meta({ description: 'The service the probe is for, by its port: `dns`, `ntp`, `snmp`, `memcached`, …' }),
+    bytes_sent: z.int().min(0).meta({ description: 'Bytes of every datagram sent to the port, retries included.' }),
+    bytes_received: z.int().min(0).meta({ description: 'Bytes of every datagram it sent back.' }),
+    amplification: z
+      .number()
+      .min(0)
+      .meta({ description: 'bytes_received ÷ bytes_sent: how many times its answers outweigh the requests (a reflector amplifies).' }),
+    evidence: z.array(z.string()).meta({ description: 'What each recognised answer showed, in words, one entry per request answered.' }),
+    details: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .meta({ description: 'Named facts of the answers, e.g. `recursive`, `version`, `mode7`, `sys_descr` (keys per service, see the README).' }),
+  })
+  .meta({ description: "What a UDP service answered the udp scan's harmless request(s) of its protocol." });
+export type UdpFacts = z.output<typeof UdpFacts>;
+
 /** Everything learned about one open port; each part only when found. */
 export const PortFacts = z
   .strictObject({
@@ -83,6 +102,7 @@ export const PortFacts = z
     http: HttpFacts.optional(),
     ssh: SshFacts.optional(),
     access: AccessFacts.optional(),
+    udp: UdpFacts.optional(),
   })
   .meta({ description: 'What the probes after the sweep learned about the open port.' });
 export type PortFacts = z.output<typeof PortFacts>;

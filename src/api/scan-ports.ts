@@ -10,3 +10,11 @@ export const FAST_PORTS: readonly number[] = Object.freeze([
 
 /** Every TCP port, 1 to 65535. */
 export const DEEP_PORTS: readonly number[] = Object.freeze(Array.from({ length: 65535 }, (_, i) => i + 1));
+
+/**
+ * The udp scan's 20 UDP ports, one per service it probes (src/udp/udp-probes.ts
+ * has the probe of each): the reflectors and leaks of Shadowserver's reports.
+ */
+export const UDP_PORTS: readonly number[] = Object.freeze([
+  17, 19, 53, 69, 111, 123, 137, 161, 389, 500, 623, 1194, 1434, 1900, 3702, 5060, 5353, 5683, 10001, 11211,
+]);

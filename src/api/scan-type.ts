@@ -1,14 +1,16 @@
-// The two scan types of the interface and the facts about each that clients
+// The three scan types of the interface and the facts about each that clients
 // need (which ports, how many chunks): one place, shared by the scanner
 // side and every wire shape that names a scan type.
 import * as z from 'zod';
 
-import { DEEP_PORTS, FAST_PORTS } from './scan-ports.js';
+import { DEEP_PORTS, FAST_PORTS, UDP_PORTS } from './scan-ports.js';
 
-export { DEEP_PORTS, FAST_PORTS };
+export { DEEP_PORTS, FAST_PORTS, UDP_PORTS };
 
-/** `fast` or `deep`. */
-export const ScanType = z.enum(['fast', 'deep']).meta({ description: `\`fast\`: ${FAST_PORTS.length} ports; \`deep\`: ${DEEP_PORTS.length} ports.` });
+/** `fast`, `deep` or `udp` (since 1.3). */
+export const ScanType = z.enum(['fast', 'deep', 'udp']).meta({
+  description: `\`fast\`: ${FAST_PORTS.length} TCP ports; \`deep\`: ${DEEP_PORTS.length} TCP ports; \`udp\` (since 1.3): ${UDP_PORTS.length} UDP services that reflect attacks or leak, each sent a harmless request of its protocol.`,
+});
 export type ScanType = z.output<typeof ScanType>;
 
 /** Every scan type, in the order the interface lists them. */
@@ -17,7 +19,7 @@ export const SCAN_TYPES: readonly ScanType[] = ScanType.options;
 /** What one scan type scans, and in how many chunks its progress is counted. */
 export interface ScanTypeProfile {
   ports: readonly number[];
-  /** Ports per chunk: deep has 64 chunks of 1024, fast 4 of 8. */
+  /** Ports per chunk: deep has 64 chunks of 1024, fast 4 of 8, udp 1 of 20 (its sweep settles the ports together). */
   chunkSize: number;
   totalChunks: number;
 }
@@ -31,4 +33,5 @@ function profile(ports: readonly number[], chunkSize: number): ScanTypeProfile {
 export const SCAN_PROFILES: Readonly<Record<ScanType, ScanTypeProfile>> = {
   fast: profile(FAST_PORTS, 8),
   deep: profile(DEEP_PORTS, 1024),
+  udp: profile(UDP_PORTS, UDP_PORTS.length),
 };

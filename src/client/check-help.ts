@@ -1,6 +1,6 @@
 // `selfscan check --help`: the flags, the exit codes, and where to run it
 // (the server scans the address a check comes from).
-import { FAST_PORTS } from '../api/scan-ports.js';
+import { FAST_PORTS, UDP_PORTS } from '../api/scan-ports.js';
 import { SEVERITIES } from '../api/severity-levels.js';
 import { DEFAULT_TIMEOUT_SECONDS, REPORT_FORMATS } from './check-options.js';
 
@@ -9,8 +9,9 @@ export function checkHelp(command: string): string {
   return `${command}: scan the address this command runs from with a selfscan server, and check the result against what you expect.
 
 Usage:
-  ${command} [--server URL] [--deep] [--expect-open PORTS]... [--expect-closed PORTS]... [--only-open]
-     [--max-severity LEVEL] [--cert-min-days N] [--regions all|NAMES [--expect-same-everywhere]]
+  ${command} [--server URL] [--deep | --udp] [--expect-open PORTS]... [--expect-closed PORTS]...
+     [--only-open] [--max-severity LEVEL] [--cert-min-days N] [--max-amplification N]
+     [--regions all|NAMES [--expect-same-everywhere]]
      [--policy FILE] [--report FORMAT[=PATH]]... [-4 | -6] [--source ADDR]
      [--allow-incomplete] [--wait-rate-limit] [--timeout SECONDS] [--no-progress]
 
@@ -21,6 +22,9 @@ itself: a deploy hook, an ssh step, a self-hosted runner, cron.
 Options:
   --server URL              the selfscan server (default: $SELFSCAN_SERVER)
   --deep                    scan all 65535 ports (default: the fast scan's ${FAST_PORTS.length}: ${FAST_PORTS.join(',')})
+  --udp                     scan the ${UDP_PORTS.length} UDP services that reflect attacks or leak instead, each
+                            sent a harmless request of its protocol; PORTS are then UDP ports among
+                            ${UDP_PORTS.join(',')}
   --expect-open PORTS       these ports must be open (PORTS like 22,443,8000-8099; repeatable)
   --expect-closed PORTS     these ports must be closed or filtered (repeatable)
   --only-open               any open port not in --expect-open fails the check
@@ -28,14 +32,16 @@ Options:
                             (LEVEL: ${SEVERITIES.join(', ')}, worst first)
   --cert-min-days N         any open port whose TLS certificate has fewer than N days left
                             (or has expired) fails the check
+  --max-amplification N     with --udp: any open UDP port that answered with more than N times
+                            the bytes it was sent (an amplifier, N like 2 or 1.5) fails the check
   --regions all|NAMES       scan from several regions of a cluster at once: all of them, or names
                             like NL,FR; the checks above judge the union (open from any region),
                             and the reports show each region's view and the ports seen differently
   --expect-same-everywhere  every region must see each port the same and finish its scan (a port
                             open from NL but filtered from FR fails); needs --regions
-  --policy FILE             the same in JSON: {"server", "deep", "expect_open", "expect_closed",
-                            "only_open", "max_severity", "cert_min_days", "regions",
-                            "expect_same_everywhere", "allow_incomplete", "timeout_seconds"};
+  --policy FILE             the same in JSON: {"server", "deep", "udp", "expect_open", "expect_closed",
+                            "only_open", "max_severity", "cert_min_days", "max_amplification",
+                            "regions", "expect_same_everywhere", "allow_incomplete", "timeout_seconds"};
                             flags override it (a port named by a flag takes the flag's expectation)
   --report FORMAT[=PATH]    ${REPORT_FORMATS.join(', ')}; to PATH or stdout (- or no PATH); repeatable,
                             all from one scan (default: text)
@@ -44,7 +50,7 @@ Options:
   --allow-incomplete        judge an incomplete scan by what it found open; what it could not
                             decide is reported as skipped
   --wait-rate-limit         when rate limited, wait out Retry-After once (within --timeout)
-  --timeout SECONDS         give up after this long (default: fast ${DEFAULT_TIMEOUT_SECONDS.fast}, deep ${DEFAULT_TIMEOUT_SECONDS.deep})
+  --timeout SECONDS         give up after this long (default: fast ${DEFAULT_TIMEOUT_SECONDS.fast}, deep ${DEFAULT_TIMEOUT_SECONDS.deep}, udp ${DEFAULT_TIMEOUT_SECONDS.udp})
   --no-progress             no progress on stderr (it is shown on a terminal, and as a line per
                             quarter when CI is set)
   -h, --help                show this help
@@ -53,13 +59,17 @@ Example: the same ports from every region of the cluster, and only SSH and HTTPS
   ${command} --server https://selfscan.example.org --regions all --expect-same-everywhere \\
      --expect-open 22,443 --only-open
 
+Example: no UDP amplifier, only DNS open on UDP and nothing worse than medium
+  ${command} --server https://selfscan.example.org --udp --expect-open 53 --only-open \\
+     --max-amplification 2 --max-severity medium
+
 Exit codes:
   0  every check passed
   1  a check failed
   2  could not decide: usage error, server unreachable, HTTP error (a server that is a single
      process or knows no such region answers --regions with 422 invalid_regions), rate limited,
      scan failed, scan incomplete (unless --allow-incomplete), --timeout, a limit asked of a
-     server that reports no facts, or --regions asked of one that ignores it; an error outranks
-     any finding
+     server that reports no facts (or no udp facts, for --max-amplification), or --regions asked
+     of one that ignores it; an error outranks any finding
 `;
 }

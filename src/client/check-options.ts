@@ -1,14 +1,15 @@
 // The flags of `selfscan check` and the policy file, made into one plan:
 // flags override the policy (a port named by a flag takes the flag's
 // expectation, a limit set by a flag replaces the file's), and every mistake is a UsageError before anything is sent.
+// The scan type is asked by flag and policy alike: --deep and --udp (the keys deep and udp) exclude each other wherever they come from.
 import { parseArgs } from 'node:util';
 
 import { type RegionsAsked, refuseRegions, regionsKey, regionsNamed } from '../api/regions-asked.js';
-import { FAST_PORTS } from '../api/scan-ports.js';
 import type { ScanType } from '../api/scan-type.js';
 import { isSeverityLevel, SEVERITIES, type SeverityLevel } from '../api/severity-levels.js';
 import { type Policy, readPolicy } from './policy-file.js';
 import { parsePortList } from './port-list.js';
+import { SCANNED_PORTS } from './scan-protocol.js';
 import { UsageError } from './usage-error.js';
 
 /** The report formats. */
@@ -44,6 +45,8 @@ export interface CheckPlan {
   maxSeverity?: Limit<SeverityLevel>;
   /** No open port's TLS certificate may have fewer days left than this. */
   certMinDays?: Limit<number>;
+  /** No open UDP port may answer with more than this many times the bytes it was sent (udp scans). */
+  maxAmplification?: Limit<number>;
   /** Scan from these regions of a cluster at once (`all`, or names sorted); undefined: from one place. */
   regions?: RegionsAsked;
   /** Every region must see each port the same, and finish (--expect-same-everywhere). */
@@ -59,16 +62,18 @@ export interface CheckPlan {
 }
 
 /** Seconds a run may take unless --timeout says otherwise. */
-export const DEFAULT_TIMEOUT_SECONDS: Readonly<Record<ScanType, number>> = { fast: 120, deep: 900 };
+export const DEFAULT_TIMEOUT_SECONDS: Readonly<Record<ScanType, number>> = { fast: 120, deep: 900, udp: 120 };
 
 const OPTIONS = {
   server: { type: 'string' },
   deep: { type: 'boolean' },
+  udp: { type: 'boolean' },
   'expect-open': { type: 'string', multiple: true },
   'expect-closed': { type: 'string', multiple: true },
   'only-open': { type: 'boolean' },
   'max-severity': { type: 'string' },
   'cert-min-days': { type: 'string' },
+  'max-amplification': { type: 'string' },
   regions: { type: 'string' },
   'expect-same-everywhere': { type: 'boolean' },
   policy: { type: 'string' },
@@ -120,6 +125,42 @@ function days(text: string): number {
   return Number(text);
 }
 
+function amplification(text: string): number {
+  const factor = /^[0-9]{1,6}(\.[0-9]{1,3})?$/.test(text) ? Number(text) : 0;
+  if (!(factor > 0)) throw new UsageError(`--max-amplification needs a factor above 0, like 2 or 1.5, not ${JSON.stringify(text)}`);
+  return factor;
+}
+
+/** The scan type --deep, --udp and the policy's deep and udp ask for: fast unless one does; two are a mistake. */
+function scanTypeAsked(values: { deep?: boolean; udp?: boolean }, policy: Policy | undefined): ScanType {
+  const deep = values.deep ? '--deep' : policy?.deep ? "the policy's deep" : undefined;
+  const udp = values.udp ? '--udp' : policy?.udp ? "the policy's udp" : undefined;
+  if (deep !== undefined && udp !== undefined) throw new UsageError(`${deep} and ${udp} exclude each other: a scan is deep (TCP) or udp`);
+  return deep !== undefined ? 'deep' : udp !== undefined ? 'udp' : 'fast';
+}
+
+/** Refuses expectations of ports the scan does not cover: a fast scan's 32 TCP ports, a udp scan's 20 UDP ports. */
+function refuseUncovered(scanType: ScanType, expectations: readonly Expectation[]): void {
+  if (scanType === 'deep') return;
+  const covered = SCANNED_PORTS[scanType];
+  const outside = expectations.filter(({ port }) => !covered.includes(port)).map(({ port }) => port);
+  if (outside.length === 0) return;
+  const named = `${outside.length === 1 ? 'port' : 'ports'} ${outside.slice(0, 10).join(',')}${outside.length > 10 ? ',…' : ''}`;
+  throw new UsageError(
+    scanType === 'fast'
+      ? `a fast scan covers only ${covered.join(',')}; ${named} need --deep`
+      : `a udp scan covers only UDP ${covered.join(',')}; ${named} ${outside.length === 1 ? 'is' : 'are'} not among them`,
+  );
+}
+
+/** --max-amplification (or the policy's max_amplification) judges what UDP ports answered: it needs a udp scan. */
+function amplificationLimit(flag: string | undefined, policy: Policy | undefined, scanType: ScanType): Limit<number> | undefined {
+  const asked = limit(flag, amplification, policy?.maxAmplification);
+  if (asked !== undefined && scanType !== 'udp')
+    throw new UsageError(`${asked.from === 'flag' ? '--max-amplification' : 'policy: max_amplification'} judges a udp scan's answers: pass --udp`);
+  return asked;
+}
+
 function regions(text: string): RegionsAsked {
   const refused = refuseRegions(text);
   if (refused !== null) throw new UsageError(`--regions: ${refused}`);
@@ -148,7 +189,7 @@ export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckPla
   if (values.help) return 'help';
   if (values.ipv4 && values.ipv6) throw new UsageError('-4 and -6 exclude each other');
   const policy = values.policy === undefined ? undefined : readPolicy(values.policy);
-  const scanType: ScanType = (values.deep ?? policy?.deep) ? 'deep' : 'fast';
+  const scanType = scanTypeAsked(values, policy);
 
   const byPort = new Map<number, Expectation>();
   for (const port of policy?.expectOpen ?? []) byPort.set(port, { port, expect: 'open', from: 'policy' });
@@ -164,13 +205,7 @@ export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckPla
   }
   for (const port of flagClosed) byPort.set(port, { port, expect: 'closed', from: 'flag' });
   const expectations = [...byPort.values()].sort((a, b) => a.port - b.port);
-  if (scanType === 'fast') {
-    const outside = expectations.filter(({ port }) => !FAST_PORTS.includes(port)).map(({ port }) => port);
-    if (outside.length > 0)
-      throw new UsageError(
-        `a fast scan covers only ${FAST_PORTS.join(',')}; ${outside.length === 1 ? 'port' : 'ports'} ${outside.slice(0, 10).join(',')}${outside.length > 10 ? ',…' : ''} need --deep`,
-      );
-  }
+  refuseUncovered(scanType, expectations);
 
   const regionsAsked = values.regions === undefined ? policy?.regions : regions(values.regions);
 
@@ -185,6 +220,7 @@ export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckPla
     onlyOpen: values['only-open'] ?? policy?.onlyOpen ?? false,
     maxSeverity: limit(values['max-severity'], severityLevel, policy?.maxSeverity),
     certMinDays: limit(values['cert-min-days'], days, policy?.certMinDays),
+    maxAmplification: amplificationLimit(values['max-amplification'], policy, scanType),
     regions: regionsAsked,
     sameEverywhere: sameEverywhere(values['expect-same-everywhere'], policy, regionsAsked),
     allowIncomplete: values['allow-incomplete'] ?? policy?.allowIncomplete ?? false,

@@ -5,6 +5,8 @@ import type { ScanResultFinal } from '../api/scan-result.js';
 import { CheckError } from './check-error.js';
 import type { CheckPlan } from './check-options.js';
 import { type Check, evaluate, isAssessed, type Verdict } from './checks.js';
+import { protocolOf } from './scan-protocol.js';
+import { udpAnswers } from './udp-answers.js';
 
 /** Everything a report needs. */
 export interface CheckOutcome {
@@ -25,10 +27,12 @@ const EXIT_CODES: Readonly<Record<Verdict, 0 | 1 | 2>> = { pass: 0, fail: 1, err
 export function outcomeOf(plan: CheckPlan, result: ScanResultFinal | null, scanError: CheckError | null, startedAt: Date): CheckOutcome {
   const onlyOpen = { on: plan.onlyOpen, from: plan.policy?.onlyOpen === plan.onlyOpen && plan.policy !== undefined ? 'policy' : 'flag' } as const;
   const checks = evaluate(result, {
+    protocol: protocolOf(plan.scanType),
     expectations: plan.expectations,
     onlyOpen,
     maxSeverity: plan.maxSeverity,
     certMinDays: plan.certMinDays,
+    maxAmplification: plan.maxAmplification,
     sameEverywhere: plan.sameEverywhere,
   });
   let error = scanError;
@@ -39,6 +43,11 @@ export function outcomeOf(plan: CheckPlan, result: ScanResultFinal | null, scanE
     error = new CheckError(
       'unassessed',
       'the server reported no severities or certificates (it predates interface 1.1, or its operator turned facts off): --max-severity and --cert-min-days cannot be judged',
+    );
+  else if (result !== null && plan.maxAmplification !== undefined && udpAnswers(result) === null)
+    error = new CheckError(
+      'unassessed',
+      'the server reported no udp facts (the bytes each open UDP port was sent and answered): --max-amplification cannot be judged',
     );
   // A server before interface 1.2 ignores `regions` and scans from one place: that is not what was asked.
   else if (result !== null && plan.regions !== undefined && result.vantages === undefined)

@@ -3,8 +3,10 @@
 // filtered, closed otherwise; an incomplete scan decides only what it found
 // open. The limits judge each open port by what the server learned of it
 // (its risk, its TLS certificate); a result without that (a server before
-// interface 1.1, or with facts off) decides none of them. All of these
-// judge a multi-region scan's union; the sameness check alone compares its
+// interface 1.1, or with facts off) decides none of them. The amplification
+// limit judges each open UDP port by the bytes it answered (its udp facts);
+// a result without them decides none. All of these judge a multi-region
+// scan's union; the sameness check alone compares its
 // regions: each port seen differently fails, and so does each region that
 // did not finish (what it did not verify cannot be shown the same).
 import type { Port } from '../api/port.js';
@@ -13,9 +15,11 @@ import type { ScanResultFinal } from '../api/scan-result.js';
 import { type SeverityLevel, severityRank } from '../api/severity-levels.js';
 import type { PortDifference } from '../api/vantages.js';
 import type { Expectation, Limit } from './check-options.js';
+import { type Protocol, portWord } from './scan-protocol.js';
+import { udpAnswers } from './udp-answers.js';
 
 /** The kinds of check, each a SARIF rule and a JUnit class. */
-export type Rule = 'expect-open' | 'expect-closed' | 'only-open' | 'max-severity' | 'cert-min-days' | 'same-everywhere';
+export type Rule = 'expect-open' | 'expect-closed' | 'only-open' | 'max-severity' | 'cert-min-days' | 'max-amplification' | 'same-everywhere';
 
 /** A port's state as the check sees it; `unknown` when the scan did not decide it. */
 export type SeenState = Port['state'] | 'unknown';
@@ -31,16 +35,18 @@ export interface Check {
   outcome: 'pass' | 'fail' | 'undecided';
   message: string;
   from: 'flag' | 'policy';
-  /** How bad the finding is: `max-severity`, the port's risk; `cert-min-days`, high when expired, medium when short, else info. */
+  /** How bad the finding is: `max-severity` and `max-amplification`, the port's risk; `cert-min-days`, high when expired, medium when short, else info. */
   severity?: SeverityLevel;
 }
 
-/** What a run checks: the expectations, --only-open and the limits on every open port. */
+/** What a run checks: the expectations, --only-open and the limits on every open port, of the scan's protocol. */
 export interface CheckRules {
+  protocol: Protocol;
   expectations: readonly Expectation[];
   onlyOpen: { on: boolean; from: 'flag' | 'policy' };
   maxSeverity?: Limit<SeverityLevel>;
   certMinDays?: Limit<number>;
+  maxAmplification?: Limit<number>;
   sameEverywhere?: { from: 'flag' | 'policy' };
 }
 
@@ -64,19 +70,27 @@ export function isAssessed(result: ScanResultFinal): result is Finished {
 /** Each expectation, --only-open and each limit checked against `result`; all undecided without one. */
 export function evaluate(result: ScanResultFinal | null, rules: CheckRules): Check[] {
   return [
-    ...expectationChecks(result, rules.expectations),
+    ...expectationChecks(result, rules.expectations, rules.protocol),
     ...onlyOpenChecks(result, rules),
-    ...severityChecks(result, rules.maxSeverity),
+    ...severityChecks(result, rules.maxSeverity, rules.protocol),
     ...certificateChecks(result, rules.certMinDays),
+    ...amplificationChecks(result, rules.maxAmplification),
     ...samenessChecks(result, rules.sameEverywhere),
   ];
 }
 
-function expectationChecks(result: ScanResultFinal | null, expectations: readonly Expectation[]): Check[] {
+function expectationChecks(result: ScanResultFinal | null, expectations: readonly Expectation[], protocol: Protocol): Check[] {
   return expectations.map(({ port, expect, from }) => {
     const state = result === null ? 'unknown' : stateOf(result, port);
     if (state === 'unknown')
-      return { rule: `expect-${expect}`, port, state, from, outcome: 'undecided', message: `port ${port}: not decided (${undecidedWhy(result)})` };
+      return {
+        rule: `expect-${expect}`,
+        port,
+        state,
+        from,
+        outcome: 'undecided',
+        message: `${portWord(port, protocol)}: not decided (${undecidedWhy(result)})`,
+      };
     const pass = expect === 'open' ? state === 'open' : state !== 'open';
     const wanted = expect === 'open' ? 'open' : 'closed or filtered';
     return {
@@ -85,12 +99,12 @@ function expectationChecks(result: ScanResultFinal | null, expectations: readonl
       state,
       from,
       outcome: pass ? 'pass' : 'fail',
-      message: `port ${port} is ${state}${pass ? '' : `, expected ${wanted}`}`,
+      message: `${portWord(port, protocol)} is ${state}${pass ? '' : `, expected ${wanted}`}`,
     };
   });
 }
 
-function onlyOpenChecks(result: ScanResultFinal | null, { expectations, onlyOpen }: CheckRules): Check[] {
+function onlyOpenChecks(result: ScanResultFinal | null, { expectations, onlyOpen, protocol }: CheckRules): Check[] {
   if (!onlyOpen.on) return [];
   const rule = 'only-open';
   const from = onlyOpen.from;
@@ -104,20 +118,27 @@ function onlyOpenChecks(result: ScanResultFinal | null, { expectations, onlyOpen
     state: 'open',
     from,
     outcome: 'fail',
-    message: `${portName(port)} is open but not expected open`,
+    message: `${portName(port, protocol)} is open but not expected open`,
   }));
   if (unexpected.length === 0) checks.push(rest(result, rule, from, 'no port is open beyond those expected open', 'other open ports'));
   return checks;
 }
 
-function severityChecks(result: ScanResultFinal | null, limit: Limit<SeverityLevel> | undefined): Check[] {
+function severityChecks(result: ScanResultFinal | null, limit: Limit<SeverityLevel> | undefined, protocol: Protocol): Check[] {
   if (limit === undefined) return [];
   const rule = 'max-severity';
   const { value: max, from } = limit;
-  if (result === null || !isAssessed(result)) return [unjudged(result, rule, from, 'severities')];
+  if (result === null || !isAssessed(result)) return [unjudged(result, rule, from, 'severities', 'facts')];
   const checks = result.ports_open.map((port): Check => {
     if (port.risk === undefined)
-      return { rule, port: port.port, state: 'open', from, outcome: 'undecided', message: `${portName(port)}: not decided (the server gave it no severity)` };
+      return {
+        rule,
+        port: port.port,
+        state: 'open',
+        from,
+        outcome: 'undecided',
+        message: `${portName(port, protocol)}: not decided (the server gave it no severity)`,
+      };
     const { severity, why } = port.risk;
     const worse = severityRank(severity) > severityRank(max);
     return {
@@ -127,7 +148,7 @@ function severityChecks(result: ScanResultFinal | null, limit: Limit<SeverityLev
       from,
       severity,
       outcome: worse ? 'fail' : 'pass',
-      message: worse ? `${portName(port)} is ${severity}, worse than ${max}: ${why}` : `${portName(port)} is ${severity}, within ${max}`,
+      message: worse ? `${portName(port, protocol)} is ${severity}, worse than ${max}: ${why}` : `${portName(port, protocol)} is ${severity}, within ${max}`,
     };
   });
   return finishLimit(result, checks, rule, from, `no open port is worse than ${max}`);
@@ -137,7 +158,7 @@ function certificateChecks(result: ScanResultFinal | null, limit: Limit<number> 
   if (limit === undefined) return [];
   const rule = 'cert-min-days';
   const { value: min, from } = limit;
-  if (result === null || !isAssessed(result)) return [unjudged(result, rule, from, 'certificates')];
+  if (result === null || !isAssessed(result)) return [unjudged(result, rule, from, 'certificates', 'facts')];
   const checks = result.ports_open.flatMap((port): Check[] => {
     const tls = port.facts?.tls;
     if (tls === undefined) return [];
@@ -150,11 +171,34 @@ function certificateChecks(result: ScanResultFinal | null, limit: Limit<number> 
         from,
         severity: tls.days_left < 0 ? 'high' : short ? 'medium' : 'info',
         outcome: short ? 'fail' : 'pass',
-        message: `${portName(port)}: its certificate ${daysLeftText(tls.days_left)}${short ? `, fewer than ${min} days` : ''}`,
+        message: `${portName(port, 'tcp')}: its certificate ${daysLeftText(tls.days_left)}${short ? `, fewer than ${min} days` : ''}`,
       },
     ];
   });
   return finishLimit(result, checks, rule, from, `no open port serves a certificate with fewer than ${min} days left`);
+}
+
+function amplificationChecks(result: ScanResultFinal | null, limit: Limit<number> | undefined): Check[] {
+  if (limit === undefined) return [];
+  const rule = 'max-amplification';
+  const { value: max, from } = limit;
+  const answers = result === null ? null : udpAnswers(result);
+  if (result === null || result.status === 'failed' || answers === null) return [unjudged(result, rule, from, 'amplification', 'udp facts')];
+  const checks = answers.map((port): Check => {
+    const { amplification, evidence } = port.facts.udp;
+    const over = amplification > max;
+    const answered = `${portName(port, 'udp')} answered ${amplification}× the bytes it was sent`;
+    return {
+      rule,
+      port: port.port,
+      state: 'open',
+      from,
+      severity: port.risk?.severity,
+      outcome: over ? 'fail' : 'pass',
+      message: over ? `${answered}, more than ${max}×: ${evidence.join('; ') || 'answers not recognised'}` : `${answered}, within ${max}×`,
+    };
+  });
+  return finishLimit(result, checks, rule, from, `no open UDP port answers more than ${max}× the bytes it is sent`);
 }
 
 function samenessChecks(result: ScanResultFinal | null, asked: CheckRules['sameEverywhere']): Check[] {
@@ -218,13 +262,14 @@ function rest(result: Finished, rule: Rule, from: 'flag' | 'policy', clean: stri
     : { rule, state: 'unknown', from, outcome: 'undecided', message: `${others}: not decided (${undecidedWhy(result)})` };
 }
 
-function unjudged(result: ScanResultFinal | null, rule: Rule, from: 'flag' | 'policy', what: string): Check {
-  const why = result === null || result.status === 'failed' ? undecidedWhy(result) : 'the server reported no facts about open ports';
+/** A limit's one check when the result cannot be judged: no result, a failed scan, or no `facts` (`udp facts`) about open ports. */
+function unjudged(result: ScanResultFinal | null, rule: Rule, from: 'flag' | 'policy', what: string, facts: string): Check {
+  const why = result === null || result.status === 'failed' ? undecidedWhy(result) : `the server reported no ${facts} about open ports`;
   return { rule, state: 'unknown', from, outcome: 'undecided', message: `${what}: not decided (${why})` };
 }
 
-function portName(port: Port): string {
-  return `port ${port.port}${port.service ? ` (${port.service})` : ''}`;
+function portName(port: Port, protocol: Protocol): string {
+  return `${portWord(port.port, protocol)}${port.service ? ` (${port.service})` : ''}`;
 }
 
 function undecidedWhy(result: ScanResultFinal | null): string {

@@ -12,6 +12,7 @@ import { UsageError } from './usage-error.js';
 export interface Policy {
   server?: string;
   deep?: boolean;
+  udp?: boolean;
   expectOpen: number[];
   expectClosed: number[];
   onlyOpen?: boolean;
@@ -19,6 +20,7 @@ export interface Policy {
   timeoutSeconds?: number;
   maxSeverity?: SeverityLevel;
   certMinDays?: number;
+  maxAmplification?: number;
   regions?: RegionsAsked;
   expectSameEverywhere?: boolean;
   /** The file as given, and the line of each key in it (1-based). */
@@ -29,6 +31,7 @@ export interface Policy {
 const KEYS = [
   'server',
   'deep',
+  'udp',
   'expect_open',
   'expect_closed',
   'only_open',
@@ -36,6 +39,7 @@ const KEYS = [
   'timeout_seconds',
   'max_severity',
   'cert_min_days',
+  'max_amplification',
   'regions',
   'expect_same_everywhere',
 ] as const;
@@ -94,9 +98,12 @@ export function readPolicy(path: string): Policy {
   const certMinDays = optional<number>(object.cert_min_days, 'cert_min_days', 'number');
   if (certMinDays !== undefined && !(Number.isInteger(certMinDays) && certMinDays >= 0))
     throw new UsageError('policy: cert_min_days must be a whole number of days, 0 or more');
+  const maxAmplification = optional<number>(object.max_amplification, 'max_amplification', 'number');
+  if (maxAmplification !== undefined && !(maxAmplification > 0)) throw new UsageError('policy: max_amplification must be a factor above 0, like 2 or 1.5');
   return {
     server: optional(object.server, 'server', 'string'),
     deep: optional(object.deep, 'deep', 'boolean'),
+    udp: optional(object.udp, 'udp', 'boolean'),
     expectOpen: ports(object.expect_open, 'expect_open'),
     expectClosed: ports(object.expect_closed, 'expect_closed'),
     onlyOpen: optional(object.only_open, 'only_open', 'boolean'),
@@ -104,6 +111,7 @@ export function readPolicy(path: string): Policy {
     timeoutSeconds: timeout,
     maxSeverity,
     certMinDays,
+    maxAmplification,
     regions: regions(object.regions),
     expectSameEverywhere: optional(object.expect_same_everywhere, 'expect_same_everywhere', 'boolean'),
     path,

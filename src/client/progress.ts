@@ -2,7 +2,9 @@
 // terminal; a line per quarter when CI is set (CI logs keep every byte, so
 // no redraws); nothing when piped or with --no-progress. The bar is drawn
 // with a carriage return only, no escape codes. A multi-region scan shows
-// each region's ports done and the region of the chunk just verified.
+// each region's ports done and the region of the chunk just verified. A
+// scan of fewer than 4 chunks (udp: 1) jumps quarters, and CI gets a line
+// only for the quarter it reached.
 import type { RegionProgress, ScanProgress } from './scan-client.js';
 
 /** How progress is shown. */
@@ -42,8 +44,10 @@ export class ProgressView {
     if (progress.region !== undefined) this.lastRegion = progress.region;
     const counts = `${this.portsDone(fraction)}, ${this.openSoFar} open${this.lastRegion === undefined ? '' : `, last chunk from ${this.lastRegion}`}`;
     if (this.mode === 'lines') {
-      // A quarter skipped between two updates still gets its line.
-      for (const quarter = Math.floor(fraction * 4); this.quarter < quarter; ) this.stream.write(`${this.label}: ${++this.quarter * 25}% (${counts})\n`);
+      // A quarter skipped between two updates still gets its line, if chunks can end in it.
+      const quarter = Math.floor(fraction * 4);
+      if (progress.totalChunks < 4 && this.quarter < quarter) this.quarter = quarter - 1;
+      while (this.quarter < quarter) this.stream.write(`${this.label}: ${++this.quarter * 25}% (${counts})\n`);
       return;
     }
     const elapsed = (Date.now() - this.started) / 1000;

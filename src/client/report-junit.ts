@@ -3,9 +3,13 @@
 // of regions is one testcase, failing with every port and region that broke
 // it. A failure's message is both in the attribute and
 // in the body, since CI systems differ in which they show. A run that
-// could not decide adds an errored `scan` testcase.
+// could not decide adds an errored `scan` testcase. A udp scan names its
+// ports `53/udp`, and its suite's system-out lists each open UDP port with
+// its severity, amplification and evidence.
 import type { CheckOutcome } from './check-outcome.js';
 import type { Check } from './checks.js';
+import { type Protocol, portWord, protocolOf } from './scan-protocol.js';
+import { udpAnswers, udpPortLine } from './udp-answers.js';
 
 function xml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`).replace(/[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '\ufffd');
@@ -18,18 +22,21 @@ function testcase(name: string, classname: string, child?: { tag: 'failure' | 's
   return `${open}>\n      <${child.tag} message="${xml(child.message)}"${type}>${xml(child.message)}</${child.tag}>\n    </testcase>`;
 }
 
-function checkName({ rule, port }: Check): string {
+function checkName({ rule, port }: Check, protocol: Protocol): string {
+  const named = port === undefined ? '' : portWord(port, protocol);
   switch (rule) {
     case 'expect-open':
-      return `port ${port} is open`;
+      return `${named} is open`;
     case 'expect-closed':
-      return `port ${port} is closed or filtered`;
+      return `${named} is closed or filtered`;
     case 'only-open':
-      return port === undefined ? 'no other port is open' : `port ${port} is not open`;
+      return port === undefined ? 'no other port is open' : `${named} is not open`;
     case 'max-severity':
-      return port === undefined ? 'no open port is worse than the severity limit' : `port ${port} is within the severity limit`;
+      return port === undefined ? 'no open port is worse than the severity limit' : `${named} is within the severity limit`;
     case 'cert-min-days':
-      return port === undefined ? 'no certificate is short of days' : `port ${port} has a certificate with enough days left`;
+      return port === undefined ? 'no certificate is short of days' : `${named} has a certificate with enough days left`;
+    case 'max-amplification':
+      return port === undefined ? 'no open UDP port amplifies beyond the limit' : `${named} is within the amplification limit`;
     case 'same-everywhere':
       return 'every region sees the same ports';
   }
@@ -48,13 +55,21 @@ function asTestcases(checks: readonly Check[]): Check[] {
   return [...others, { ...worst, port: undefined, region: undefined, message }];
 }
 
+/** A udp scan's open ports, a line each, as the suite's system-out; nothing for a TCP scan or a result without udp facts. */
+function udpSystemOut({ plan, result }: CheckOutcome): string[] {
+  const answers = plan.scanType === 'udp' && result !== null ? udpAnswers(result) : null;
+  if (answers === null) return [];
+  const lines = answers.length === 0 ? ['Open UDP ports: none'] : ['Open UDP ports:', ...answers.map((port) => `  ${udpPortLine(port)}`)];
+  return [`    <system-out>${xml(lines.join('\n'))}</system-out>`];
+}
+
 /** The junit report of `outcome`. */
 export function junitReport(outcome: CheckOutcome): string {
   const { plan, result, error } = outcome;
   const checks = asTestcases(outcome.checks);
   const cases = checks.map((check) =>
     testcase(
-      checkName(check),
+      checkName(check, protocolOf(plan.scanType)),
       `selfscan.${check.rule}`,
       check.outcome === 'pass' ? undefined : { tag: check.outcome === 'fail' ? 'failure' : 'skipped', message: check.message, type: check.rule },
     ),
@@ -68,6 +83,7 @@ export function junitReport(outcome: CheckOutcome): string {
     `<testsuites name="selfscan check" ${totals}>`,
     `  <testsuite name="${name}" ${totals} timestamp="${outcome.startedAt.toISOString().slice(0, 19)}">`,
     ...cases,
+    ...udpSystemOut(outcome),
     '  </testsuite>',
     '</testsuites>',
     '',

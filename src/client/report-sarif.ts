@@ -7,13 +7,17 @@
 // carry no location. partialFingerprints stay the same from run to run
 // (rule, port or region, scanned address), so an alert stays one alert.
 // The sameness of regions has a result per port seen differently (with the
-// regions on each side) and per region that did not finish.
+// regions on each side) and per region that did not finish. A udp scan's
+// results carry `protocol: udp` and what the port answered (amplification,
+// bytes, evidence), their fingerprints name the port `53/udp`, and the run's
+// properties list every open UDP port with the same.
 import { createHash } from 'node:crypto';
 import { relative, sep } from 'node:path';
 
 import { SECURITY_SEVERITY_SCORE } from '../api/severity-levels.js';
 import type { CheckOutcome } from './check-outcome.js';
 import type { Check, Rule } from './checks.js';
+import { type UdpPort, udpAnswers } from './udp-answers.js';
 
 interface RuleText {
   name: string;
@@ -66,6 +70,14 @@ const RULES: Readonly<Record<Rule, RuleText>> = {
     severity: SECURITY_SEVERITY_SCORE.medium,
     key: 'cert_min_days',
   },
+  'max-amplification': {
+    name: 'UdpAmplifierAboveLimit',
+    short: 'An open UDP port answers with more bytes than the amplification limit',
+    full: "With max_amplification (--max-amplification) no open UDP port may answer with more than that many times the bytes it was sent; this one does: with a forged source address anyone can aim its answers at a third party, a reflection attack at that many times the attacker's bandwidth.",
+    help: 'Close the UDP port to the internet (firewall), bind the service to a private address, or configure it not to answer strangers; then run the check again.',
+    severity: SECURITY_SEVERITY_SCORE.high,
+    key: 'max_amplification',
+  },
   'same-everywhere': {
     name: 'PortSeenDifferentlyAcrossRegions',
     short: 'A port is not the same from every region',
@@ -97,10 +109,24 @@ function regionsOf({ result }: CheckOutcome, check: Check): object {
     : { regions: { open: difference.open, filtered: difference.filtered, closed: difference.closed, unknown: difference.unknown } };
 }
 
+/** What an open UDP port answered, as SARIF properties. */
+function udpProperties(port: UdpPort): object {
+  const { service, amplification, bytes_sent, bytes_received, evidence } = port.facts.udp;
+  return { service, amplification, bytesSent: bytes_sent, bytesReceived: bytes_received, evidence };
+}
+
+/** A udp scan's properties of a result: the protocol, and what its port answered (when it names an open port). */
+function udpOf(answers: UdpPort[] | null, check: Check): object {
+  const port = answers?.find((answer) => answer.port === check.port);
+  return { protocol: 'udp', ...(port === undefined ? {} : udpProperties(port)) };
+}
+
 /** The sarif report of `outcome`. */
 export function sarifReport(outcome: CheckOutcome): string {
   const { result, checks, error, plan } = outcome;
   const ip = result?.ip ?? '';
+  const udp = plan.scanType === 'udp';
+  const answers = udp && result !== null ? udpAnswers(result) : null;
   const results = checks
     .filter((check) => check.outcome === 'fail')
     .map((check) => ({
@@ -111,7 +137,7 @@ export function sarifReport(outcome: CheckOutcome): string {
       locations: location(outcome, check),
       partialFingerprints: {
         'selfscanCheck/v1': createHash('sha256')
-          .update(`${check.rule}|${check.port ?? check.region}|${ip}`)
+          .update(`${check.rule}|${check.port ?? check.region}${udp && check.port !== undefined ? '/udp' : ''}|${ip}`)
           .digest('hex')
           .slice(0, 32),
       },
@@ -120,6 +146,7 @@ export function sarifReport(outcome: CheckOutcome): string {
         state: check.state,
         ip,
         ...regionsOf(outcome, check),
+        ...(udp ? udpOf(answers, check) : {}),
         'security-severity': check.severity === undefined ? RULES[check.rule].severity : SECURITY_SEVERITY_SCORE[check.severity],
         ...(check.severity === undefined ? {} : { severity: check.severity }),
       },
@@ -154,7 +181,15 @@ export function sarifReport(outcome: CheckOutcome): string {
           },
         ],
         results,
-        properties: { verdict: outcome.verdict, scanType: plan.scanType, ip, status: result?.status ?? null },
+        properties: {
+          verdict: outcome.verdict,
+          scanType: plan.scanType,
+          ip,
+          status: result?.status ?? null,
+          ...(answers === null
+            ? {}
+            : { openUdpPorts: answers.map((port) => ({ port: port.port, severity: port.risk?.severity ?? null, ...udpProperties(port) })) }),
+        },
       },
     ],
   };

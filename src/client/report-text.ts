@@ -2,7 +2,8 @@
 // (and, from a server of interface 1.1, each one's severity, why, what to
 // do and its certificate's days; the scan's highest severity; what changed
 // since the last scan; from a multi-region scan, each region's status and
-// open ports and the ports seen differently), then each check and the
+// open ports and the ports seen differently; from a udp scan, each open
+// UDP port's amplification and evidence), then each check and the
 // verdict. Colour only when asked (a TTY without
 // NO_COLOR or TERM=dumb).
 import type { Port } from '../api/port.js';
@@ -11,6 +12,8 @@ import type { ScanChanges } from '../api/scan-changes.js';
 import type { ScanResultFinal } from '../api/scan-result.js';
 import type { CheckOutcome } from './check-outcome.js';
 import { type Check, daysLeftText } from './checks.js';
+import { type Protocol, protocolOf } from './scan-protocol.js';
+import { amplificationText } from './udp-answers.js';
 
 const MARK: Record<Check['outcome'], { label: string; colour: number }> = {
   pass: { label: 'PASS', colour: 32 },
@@ -30,7 +33,7 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
   if (result !== null && result.status !== 'failed') {
     if (result.severity !== undefined) lines.push(`Highest severity: ${result.severity ?? 'none (no open port)'}`);
     lines.push('', result.ports_open.length === 0 ? 'Open ports: none' : 'Open ports:');
-    for (const port of result.ports_open) lines.push(...portLines(port));
+    for (const port of result.ports_open) lines.push(...portLines(port, protocolOf(plan.scanType)));
     if (result.changes !== undefined) lines.push('', changesLine(result.changes));
   }
   if (result !== null) lines.push(...regionLines(result, took));
@@ -58,13 +61,17 @@ export function textReport(outcome: CheckOutcome, colour: boolean): string {
 
 const INDENT = ' '.repeat(12);
 
-/** A port's line, then its severity, why and fix, and its certificate's days, when the server said. */
-function portLines(port: Port): string[] {
-  const banner = port.banner === null ? '' : `  ${JSON.stringify(port.banner)}`;
-  const lines = [`  ${`${port.port}/tcp`.padEnd(10)}${(port.service ?? '-').padEnd(16)}${banner}`.trimEnd()];
+/** A port's line, then its severity, why and fix, its certificate's days, and what it answered the udp probe, when the server said. */
+function portLines(port: Port, protocol: Protocol): string[] {
+  const udp = port.facts?.udp;
+  // A UDP port's banner is its first evidence, listed below with the rest.
+  const banner = port.banner === null || udp !== undefined ? '' : `  ${JSON.stringify(port.banner)}`;
+  const lines = [`  ${`${port.port}/${protocol}`.padEnd(10)}${(port.service ?? '-').padEnd(16)}${banner}`.trimEnd()];
   if (port.risk !== undefined) lines.push(`${INDENT}${port.risk.severity}: ${port.risk.why}`, `${INDENT}fix: ${port.risk.fix}`);
   const tls = port.facts?.tls;
   if (tls !== undefined) lines.push(`${INDENT}certificate: ${daysLeftText(tls.days_left)} (${new Date(tls.not_after * 1000).toISOString().slice(0, 10)})`);
+  if (udp !== undefined)
+    lines.push(`${INDENT}amplification: ${amplificationText(udp)}`, ...udp.evidence.map((evidence) => `${INDENT}evidence: ${JSON.stringify(evidence)}`));
   return lines;
 }
 

@@ -2,7 +2,6 @@
 // its progress, the outcome, and every report asked for, all from one scan.
 import { writeFileSync } from 'node:fs';
 
-import { DEEP_PORTS, FAST_PORTS } from '../api/scan-ports.js';
 import type { ScanResultFinal } from '../api/scan-result.js';
 import { CheckError } from './check-error.js';
 import { checkHelp } from './check-help.js';
@@ -14,6 +13,7 @@ import { junitReport } from './report-junit.js';
 import { sarifReport } from './report-sarif.js';
 import { textReport } from './report-text.js';
 import { runScan } from './scan-client.js';
+import { SCANNED_PORTS } from './scan-protocol.js';
 import { UsageError } from './usage-error.js';
 
 /** Where a run writes, and what it reads from its environment. */
@@ -35,12 +35,7 @@ function render(format: ReportFormat, outcome: CheckOutcome, colour: boolean): s
 }
 
 async function scan(plan: CheckPlan, io: CheckIo, command: string): Promise<{ result: ScanResultFinal | null; error: CheckError | null }> {
-  const view = new ProgressView(
-    progressMode(io.stderr.isTTY === true, io.env, plan.progress),
-    io.stderr,
-    (plan.scanType === 'fast' ? FAST_PORTS : DEEP_PORTS).length,
-    command,
-  );
+  const view = new ProgressView(progressMode(io.stderr.isTTY === true, io.env, plan.progress), io.stderr, SCANNED_PORTS[plan.scanType].length, command);
   try {
     const result = await runScan({
       server: plan.server,

@@ -3,6 +3,7 @@
 // README's table are derived from it (config-sources.ts, config-table.ts beside it).
 import * as z from 'zod';
 
+import type { ScanType } from '../api/scan-type.js';
 import { ENGINE_CHOICES } from '../native/engine-choices.js';
 import { POLLER_CHOICES } from '../native/poller-choices.js';
 import { parseCidr } from '../net/cidr.js';
@@ -96,12 +97,14 @@ export const configSchema = z.strictObject({
     .strictObject({
       fast: setting(scanLimit.optional(), { description: 'fast scans running at once; the rest queue', defaultText: 'socket budget / 32' }),
       deep: setting(scanLimit.optional(), { description: 'deep scans running at once; the rest queue', defaultText: 'socket budget / 512' }),
+      udp: setting(scanLimit.optional(), { description: 'udp scans running at once; the rest queue', defaultText: 'socket budget / 32' }),
     })
     .prefault({}),
   scanBudgetSeconds: z
     .strictObject({
       fast: setting(seconds.default(120), { description: 'time budget of a fast scan; past it the scan ends `incomplete`' }),
       deep: setting(seconds.default(1800), { description: 'time budget of a deep scan; past it the scan ends `incomplete`' }),
+      udp: setting(seconds.default(60), { description: 'time budget of a udp scan; ports still silent past it are reported filtered' }),
     })
     .prefault({}),
   scanner: z
@@ -142,6 +145,8 @@ export const configSchema = z.strictObject({
       fastPerAsn: rateRule(2000, 3600, 'fast scans started per ASN'),
       deepPerIp: rateRule(1, 300, 'deep scans started per IP'),
       deepPerAsn: rateRule(200, 3600, 'deep scans started per ASN'),
+      udpPerIp: rateRule(1, 60, 'udp scans started per IP'),
+      udpPerAsn: rateRule(2000, 3600, 'udp scans started per ASN'),
       webhooksPerIp: rateRule(10, 3600, 'webhook registrations (POSTs with `X-Callback-Url`) per IP'),
       ipv6PrefixLength: setting(z.number().int().min(1).max(128).default(64), {
         description:
@@ -228,3 +233,9 @@ export type Config = z.output<typeof configSchema>;
 
 /** Every setting at its default. */
 export const DEFAULT_CONFIG: Config = Object.freeze(configSchema.parse({}));
+
+/** Each scan type's time budget, ms. */
+export function scanBudgetsMs(config: Config): Record<ScanType, number> {
+  const { fast, deep, udp } = config.scanBudgetSeconds;
+  return { fast: fast * 1000, deep: deep * 1000, udp: udp * 1000 };
+}

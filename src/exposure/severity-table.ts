@@ -1,4 +1,5 @@
-// The one table of how risky an open port is, after Shadowserver's public
+// The one table of how risky an open port is (its UDP rows in
+// udp-severity.ts), after Shadowserver's public
 // severities: a control API or data store that serves anyone is critical
 // or high, remote desktops, file shares and databases are high, cleartext
 // logins medium, a certificate that lapsed or will lapse soon raises a TLS
@@ -7,6 +8,7 @@ import { ACCESS_SERVICE_NAMES } from '../api/access-service-names.js';
 import type { Port } from '../api/port.js';
 import type { AccessFacts, PortRisk, TlsFacts } from '../api/port-facts.js';
 import { severityRank } from '../api/severity-levels.js';
+import { assessUdpPort } from './udp-severity.js';
 
 /** A certificate with fewer days left than this raises its port to medium. */
 export const CERT_SOON_DAYS = 14;
@@ -28,6 +30,7 @@ const BY_PORT: ReadonlyMap<number, (port: number) => PortRisk> = new Map([
 
 /** The severity of open `port` from what is known of it. */
 export function assessPort(port: Port): PortRisk {
+  if (port.facts?.udp !== undefined) return assessUdpPort(port.port, port.facts.udp);
   const risks: PortRisk[] = [];
   const byPort = BY_PORT.get(port.port);
   if (byPort !== undefined) risks.push(byPort(port.port));

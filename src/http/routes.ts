@@ -36,6 +36,8 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   '/v1/deep': v1('deep'),
   '/v2/fast': v2('fast'),
   '/v2/deep': v2('deep'),
+  '/v1/udp': v1('udp'),
+  '/v2/udp': v2('udp'),
   '/openapi.json': { methods: ['GET'], register: registerOpenApi },
   '/.well-known/selfscan-webhook-key': { methods: ['GET'], register: registerWebhookKey },
 };

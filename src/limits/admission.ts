@@ -109,10 +109,15 @@ export class Admission {
     const named: [string, RateCharge][] =
       scanType === 'fast'
         ? [['fastPerAsn', { key: `fast|${bucket}`, rule: limits.fastPerAsn }]]
-        : [
-            ['deepPerIp', { key: `deep|${caller}`, rule: limits.deepPerIp }],
-            ['deepPerAsn', { key: `deep|${bucket}`, rule: limits.deepPerAsn }],
-          ];
+        : scanType === 'deep'
+          ? [
+              ['deepPerIp', { key: `deep|${caller}`, rule: limits.deepPerIp }],
+              ['deepPerAsn', { key: `deep|${bucket}`, rule: limits.deepPerAsn }],
+            ]
+          : [
+              ['udpPerIp', { key: `udp|${caller}`, rule: limits.udpPerIp }],
+              ['udpPerAsn', { key: `udp|${bucket}`, rule: limits.udpPerAsn }],
+            ];
     const charged = named.filter(([, charge]) => active(charge.rule));
     const tooMany = charged.find(([, { rule }]) => scans > rule.max);
     if (tooMany !== undefined) {

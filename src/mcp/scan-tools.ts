@@ -27,6 +27,12 @@ const HOW_TO_CALL =
   'rescan: true starts a new scan. With a progress token the call stays open up to ' +
   `${PROGRESS_HOLD_MS / 1000} s and reports progress.`;
 
+const TITLES: Readonly<Record<ScanType, string>> = {
+  fast: 'Fast port scan of the caller',
+  deep: 'Deep port scan of the caller',
+  udp: 'UDP amplifier and leak check of the caller',
+};
+
 const DESCRIPTIONS: Readonly<Record<ScanType, string>> = {
   fast:
     `Checks which of ${SCAN_PROFILES.fast.ports.length} common TCP ports (SSH, SMTP, HTTP(S), databases, remote desktop…) ` +
@@ -36,11 +42,17 @@ const DESCRIPTIONS: Readonly<Record<ScanType, string>> = {
     "Checks which of all 65,535 TCP ports of the caller's own public IP address are reachable from the internet; " +
     'about 1-5 minutes once started, and rate-limited (by default one deep scan per IP every 5 minutes). ' +
     HOW_TO_CALL,
+  udp:
+    `Checks whether ${SCAN_PROFILES.udp.ports.length} UDP services that reflect DDoS attacks or leak (DNS, NTP, SNMP, memcached, SSDP, chargen…) ` +
+    "answer the internet on the caller's own public IP address: each is sent one harmless request of its protocol, and an open one " +
+    'comes with what it answered, its amplification (bytes received ÷ sent) and its risk; a few seconds to a few tens of seconds once started. ' +
+    HOW_TO_CALL,
 };
 
 const INSTRUCTIONS =
   'selfscan tells a server which of its TCP ports the internet can reach, by scanning the address the ' +
-  'request comes from and nothing else. fast_scan covers common ports in seconds, deep_scan every port in minutes.';
+  'request comes from and nothing else. fast_scan covers common ports in seconds, deep_scan every port in minutes, ' +
+  'udp_scan whether UDP services that reflect DDoS attacks (open DNS resolvers, NTP, SNMP, memcached…) answer, in seconds.';
 
 const scanToolInput = memoiseJsonSchema(
   z.strictObject({
@@ -69,7 +81,7 @@ export function createScanServer(context: RouteContext, ip: string): McpServer {
     server.registerTool(
       `${scanType}_scan`,
       {
-        title: `${scanType === 'fast' ? 'Fast' : 'Deep'} port scan of the caller`,
+        title: TITLES[scanType],
         description: DESCRIPTIONS[scanType],
         inputSchema: scanToolInput,
         outputSchema: scanToolOutput,

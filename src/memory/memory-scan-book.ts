@@ -31,7 +31,7 @@ interface LiveScan {
 
 export class MemoryScanBook implements ScanBook {
   // Keyed by type, then ip: a poll finds its scan without building a key.
-  private readonly live: Record<ScanType, Map<string, LiveScan>> = { fast: new Map(), deep: new Map() };
+  private readonly live: Record<ScanType, Map<string, LiveScan>> = { fast: new Map(), deep: new Map(), udp: new Map() };
   private readonly liveById = new Map<string, LiveScan>();
   private readonly finals = new FinalResults();
   private readonly endedListeners: ((record: ScanRecord) => void)[] = [];

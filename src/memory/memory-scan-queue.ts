@@ -5,7 +5,7 @@
 
 import { ApiError } from '../api/api-error.js';
 import type { RegionsAsked } from '../api/regions-asked.js';
-import type { ScanType } from '../api/scan-type.js';
+import { SCAN_TYPES, type ScanType } from '../api/scan-type.js';
 import type { ScanPlace, ScanRecord } from '../model/scan-record.js';
 import type { ScanQueue, ScanWorker } from '../scan/scan-queue.js';
 
@@ -13,9 +13,9 @@ import type { ScanQueue, ScanWorker } from '../scan/scan-queue.js';
 const STARTS_PER_TURN = 16;
 
 export class MemoryScanQueue implements ScanQueue {
-  private readonly lines: Record<ScanType, ScanRecord[]> = { fast: [], deep: [] };
-  private readonly runningNow: Record<ScanType, number> = { fast: 0, deep: 0 };
-  private readonly pumpScheduled: Record<ScanType, boolean> = { fast: false, deep: false };
+  private readonly lines: Record<ScanType, ScanRecord[]> = { fast: [], deep: [], udp: [] };
+  private readonly runningNow: Record<ScanType, number> = { fast: 0, deep: 0, udp: 0 };
+  private readonly pumpScheduled: Record<ScanType, boolean> = { fast: false, deep: false, udp: false };
   /** Each waiting scan's place: increasing with each scan queued. */
   private readonly tickets = new Map<string, number>();
   private nextTicket = 0;
@@ -69,12 +69,11 @@ export class MemoryScanQueue implements ScanQueue {
 
   process(worker: ScanWorker): void {
     this.worker = worker;
-    this.schedulePump('fast');
-    this.schedulePump('deep');
+    for (const scanType of SCAN_TYPES) this.schedulePump(scanType);
   }
 
   takeWaiting(): ScanRecord[] {
-    const waiting = [...this.lines.fast.splice(0), ...this.lines.deep.splice(0)];
+    const waiting = SCAN_TYPES.flatMap((scanType) => this.lines[scanType].splice(0));
     for (const record of waiting) this.tickets.delete(record.id);
     return waiting;
   }

@@ -45,7 +45,7 @@ export function finishOf({ scanId, ip, scanType, regionsAsked }: ChunkJob): Fini
 }
 
 /** Chunks (of SCAN_PROFILES) one job scans, by scan type. */
-export const CHUNKS_PER_JOB: Readonly<Record<ScanType, number>> = { fast: SCAN_PROFILES.fast.totalChunks, deep: 1 };
+export const CHUNKS_PER_JOB: Readonly<Record<ScanType, number>> = { fast: SCAN_PROFILES.fast.totalChunks, deep: 1, udp: 1 };
 
 /** Jobs of a scan of `scanType`. */
 export const jobsOf = (scanType: ScanType): number => SCAN_PROFILES[scanType].totalChunks / CHUNKS_PER_JOB[scanType];

@@ -1,5 +1,5 @@
 // A scanner node: takes chunk jobs from its region's queue, scans each
-// chunk with the native scanner (seeded with the timing the chunk before
+// chunk with the native scanner (a udp scan's with the UDP sweep) (seeded with the timing the chunk before
 // it learned), passes its open ports through the facts stage, records it
 // (once, with its progress event), queues the scan's next chunk, and asks
 // for the finish when the last one is in.
@@ -20,6 +20,8 @@ import { STALL_SETTINGS } from './stall-settings.js';
 export interface ScannerNodeOptions {
   region: string;
   scanner: Pick<Scanner, 'scan'>;
+  /** The udp scan's sweep (src/udp/udp-scanner.ts): its ports come with their facts and risk. */
+  udpScanner: Pick<Scanner, 'scan'>;
   progress: RedisScanProgress;
   dispatch: ChunkDispatch;
   /** Chunks scanned at once by this node. */
@@ -84,7 +86,7 @@ export class ScannerNode {
       const findings = { open: chunk.open, filtered: chunk.filtered, complete: chunk.complete, at: Date.now() };
       const { examine, lookupPtr } = this.options;
       let examined = Promise.resolve();
-      if (examine !== undefined && chunk.open.length > 0) {
+      if (examine !== undefined && chunk.open.length > 0 && job.scanType !== 'udp') {
         ptr ??= lookupPtr?.(job.ip) ?? Promise.resolve(null);
         examined = ptr.then((name) => examine(job.ip, chunk.open, name));
       }
@@ -94,7 +96,10 @@ export class ScannerNode {
       records.push(record);
     };
     const { chunkSize } = SCAN_PROFILES[job.scanType];
-    const handle = scanner.scan({ ip: job.ip, ports: jobPorts(job.scanType, job.index), chunkSize, budgetMs: remaining, timing: job.timing }, onChunk);
+    const handle = (job.scanType === 'udp' ? this.options.udpScanner : scanner).scan(
+      { ip: job.ip, ports: jobPorts(job.scanType, job.index), chunkSize, budgetMs: remaining, timing: job.timing },
+      onChunk,
+    );
     const summary = await handle.done;
     this.options.metrics?.probed(job.scanType, summary.portsScanned);
     const recorded = await Promise.all(records);

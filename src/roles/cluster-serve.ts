@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 
 import type { Health } from '../api/health.js';
 import { VERSION } from '../api/version.js';
-import type { Config } from '../config/config.js';
+import { type Config, scanBudgetsMs } from '../config/config.js';
 import { parseRedisUrl } from '../config/redis-url.js';
 import { createHealthApp } from '../http/health.js';
 import { countCommands } from '../metrics/redis-command-metrics.js';
@@ -38,6 +38,7 @@ import { startExpirySweep } from '../scan/expiry-sweep.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';
 import { ScanFinisher } from '../scan/scan-finisher.js';
 import { ScanLifecycle } from '../scan/scan-lifecycle.js';
+import { UdpScanner } from '../udp/udp-scanner.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
 import { openClusterWebhooks } from './cluster-webhooks.js';
@@ -87,7 +88,7 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   // A scan start and a webhook registration are answered once the replicas hold them (a failover cannot lose them): API nodes only, as only they answer them.
   const durable = serveApi ? new ReplicaWait(connect(quiet(commandConnection(url))), config.redisWait, logger) : undefined;
   const dispatch = new ChunkDispatch(bullmq, durable);
-  const budgetMs = { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 };
+  const budgetMs = scanBudgetsMs(config);
   const closers: (() => Promise<void> | void)[] = [];
   // One resolver for the scanner side's facts stage and the API side's finish jobs.
   const lookupPtr = createPtrLookup(config.dns);
@@ -96,7 +97,10 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   if (native !== undefined) {
     const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
     const examine = factsStage(config);
-    scanner = new ScannerNode({ region: scannerRegion, scanner: native, progress, dispatch, concurrency, examine, lookupPtr, logger, metrics }, bullmq());
+    scanner = new ScannerNode(
+      { region: scannerRegion, scanner: native, udpScanner: new UdpScanner(), progress, dispatch, concurrency, examine, lookupPtr, logger, metrics },
+      bullmq(),
+    );
     const announced = announceScanner(redis, scannerRegion, (error) => logger.warn({ err: error }, 'scanner heartbeat failed'));
     closers.push(
       () => announced.stop(),

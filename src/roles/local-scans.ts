@@ -1,7 +1,7 @@
 // Scans in a single process (`selfscan serve`): the lifecycle over the
 // memory book, and the scanner role, sharing an in-memory queue and event
 // bus; ends are stored in the store before they are announced.
-import type { ScanType } from '../api/scan-type.js';
+import { SCAN_TYPES, type ScanType } from '../api/scan-type.js';
 import type { ScanExposure } from '../exposure/scan-exposure.js';
 import { InProcessScanEvents } from '../memory/in-process-scan-events.js';
 import { LocalScanEnds } from '../memory/local-scan-ends.js';
@@ -52,10 +52,9 @@ export function openLocalScans(options: LocalScansOptions): LocalScans {
   const book = new MemoryScanBook(store, writer, events);
   const { metrics } = options;
   const service = new ScanLifecycle({ book, work: queue, clock, logger, metrics });
-  metrics?.gaugeBy('selfscan_queue_depth', 'Scans waiting in line to run, by queue (scan type)', 'queue', () => ({
-    fast: queue.waiting('fast'),
-    deep: queue.waiting('deep'),
-  }));
+  metrics?.gaugeBy('selfscan_queue_depth', 'Scans waiting in line to run, by queue (scan type)', 'queue', () =>
+    Object.fromEntries(SCAN_TYPES.map((scanType) => [scanType, queue.waiting(scanType)])),
+  );
   const webhooks = {
     scanFinished: (record: ScanRecord) =>
       options.webhooks.scanFinished(record).catch((error: unknown) => logger.error({ err: error, scanId: record.id }, 'could not queue webhooks')),

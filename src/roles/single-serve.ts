@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 
 import { VERSION } from '../api/version.js';
-import type { Config } from '../config/config.js';
+import { type Config, scanBudgetsMs } from '../config/config.js';
 import type { HealthCheck } from '../http/health.js';
 import { LmdbCheckpoints } from '../lmdb/lmdb-checkpoints.js';
 import { openLmdbFingerprints } from '../lmdb/lmdb-fingerprints.js';
@@ -16,6 +16,7 @@ import { systemClock } from '../model/clock.js';
 import { startExpirySweep } from '../scan/expiry-sweep.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';
 import { recoverUnfinished } from '../scan/scan-recovery.js';
+import { UdpScanner } from '../udp/udp-scanner.js';
 import { SigningKey } from '../webhook/signing-key.js';
 import { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
@@ -26,7 +27,7 @@ import type { RunningServer, ServeDependencies } from './running-server.js';
 import { openNativeScanner } from './scanner-engine.js';
 
 /** Sockets a scan of each type needs at its peak: sizes the default concurrency. */
-const SOCKETS_PER_SCAN = { fast: 32, deep: 512 };
+const SOCKETS_PER_SCAN = { fast: 32, deep: 512, udp: 32 };
 
 /** The single process: every role, its state in the data dir. */
 export async function startSingleServer(config: Config, logger: Logger, deps: ServeDependencies = {}): Promise<RunningServer> {
@@ -36,6 +37,7 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   const concurrency = {
     fast: config.concurrency.fast ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.fast)),
     deep: config.concurrency.deep ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.deep)),
+    udp: config.concurrency.udp ?? Math.max(1, Math.floor(budget / SOCKETS_PER_SCAN.udp)),
   };
   const nodeMetrics = openNodeMetrics(config, 'all', logger);
   const { metrics } = nodeMetrics;
@@ -53,11 +55,12 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   const webhooks = await WebhookService.open({ outbox, key, store, allowPrivateCallbacks, logger });
   const scans = openLocalScans({
     scanner,
+    udpScanner: new UdpScanner(),
     store,
     clock,
     logger,
     concurrency,
-    budgetMs: { fast: config.scanBudgetSeconds.fast * 1000, deep: config.scanBudgetSeconds.deep * 1000 },
+    budgetMs: scanBudgetsMs(config),
     lookupPtr: createPtrLookup(config.dns),
     checkpoints,
     webhooks,

@@ -3,13 +3,13 @@
 import type { ScanType } from '../api/scan-type.js';
 
 /** Before any scan has ended: the interface's typical times, rounded down. */
-const INITIAL_MS: Record<ScanType, number> = { fast: 10_000, deep: 60_000 };
+const INITIAL_MS: Record<ScanType, number> = { fast: 10_000, deep: 60_000, udp: 5_000 };
 /** Weight of the newest observation in the moving average. */
 const ALPHA = 0.2;
 
 export class EtaEstimator {
   private readonly averageMs: Record<ScanType, number> = { ...INITIAL_MS };
-  private readonly seen: Record<ScanType, boolean> = { fast: false, deep: false };
+  private readonly seen: Record<ScanType, boolean> = { fast: false, deep: false, udp: false };
 
   observe(scanType: ScanType, durationMs: number): void {
     this.averageMs[scanType] = this.seen[scanType] ? this.averageMs[scanType] + ALPHA * (durationMs - this.averageMs[scanType]) : durationMs;

@@ -17,7 +17,7 @@ export interface FinalEntry {
 }
 
 export class FinalResults {
-  private readonly entries: Record<ScanType, Map<string, FinalEntry>> = { fast: new Map(), deep: new Map() };
+  private readonly entries: Record<ScanType, Map<string, FinalEntry>> = { fast: new Map(), deep: new Map(), udp: new Map() };
 
   /** The entry of (ip, scanType), whether or not it expired; undefined when none is kept. */
   get(ip: string, scanType: ScanType): FinalEntry | undefined {

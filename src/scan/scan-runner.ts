@@ -24,6 +24,8 @@ import type { ScanFinisher, ScanOutcome } from './scan-finisher.js';
 
 export interface ScanRunnerOptions {
   scanner: Pick<Scanner, 'scan'>;
+  /** The udp scan's sweep (src/udp/udp-scanner.ts): its ports come with their facts and risk. */
+  udpScanner: Pick<Scanner, 'scan'>;
   writer: RecordWriter;
   events: ScanEvents;
   finisher: ScanFinisher;
@@ -134,7 +136,8 @@ export class ScanRunner {
     const request = { ip: record.ip, ports: indexes === null ? ports : indexes.flatMap((index) => chunkPorts(record.scanType, index)), chunkSize, budgetMs };
     if (this.stopped) return { failReason: 'interrupted' };
     try {
-      const handle = this.options.scanner.scan(request, (chunk) => this.onChunk(run, chunk));
+      const scanner = record.scanType === 'udp' ? this.options.udpScanner : this.options.scanner;
+      const handle = scanner.scan(request, (chunk) => this.onChunk(run, chunk));
       this.cancels.set(record.id, handle.cancel);
       return await handle.done.then(
         (summary) => {
@@ -176,7 +179,8 @@ export class ScanRunner {
   /** Runs the facts stage on a chunk's open ports, when it is on and there are any; settles when done (it never rejects). */
   private examine(run: Run, open: Port[]): Promise<void> | undefined {
     const { examine } = this.options;
-    if (examine === undefined || open.length === 0) return undefined;
+    // A udp scan's ports come with the facts of its own probes.
+    if (examine === undefined || open.length === 0 || run.record.scanType === 'udp') return undefined;
     return run.ptr.then((ptr) => examine(run.record.ip, open, ptr));
   }
 

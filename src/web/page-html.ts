@@ -1,5 +1,5 @@
 // The page at `/`: who would be scanned (rendered here, so it shows without
-// script), the two scan buttons (a plain form that works without
+// script), the three scan buttons (a plain form that works without
 // JavaScript; the script takes it over) with, on a cluster of several
 // regions, a "from every region" choice, and the places the script fills:
 // live status, port maps, results, changes, snippets.
@@ -61,7 +61,9 @@ export function renderPage(assets: WebAssets, data: PageData): Html {
   const body = html`<section aria-labelledby="who-heading" class="who">
 <h1 id="who-heading">Scan <span id="caller-ip" class="ip">${data.ip}</span></h1>
 <p>Your address as this server sees it: <strong>${data.ip}</strong> (${data.family})<span id="caller-ptr"></span>.</p>
-<p class="honest">selfscan scans only the address a request comes from — this one, never another — over TCP only, and limits how often (${limitText(limits.edge, 'requests')}; ${limitText(limits.deepPerIp, 'deep scans per address')}).</p>
+<p class="honest">selfscan scans only the address a request comes from — this one, never another — over TCP, and limits how often (${limitText(limits.edge, 'requests')}; ${limitText(limits.deepPerIp, 'deep scans per address')}).
+Only the UDP scan uses UDP: it sends each of its ${data.udpPorts.length} services one harmless request in its own protocol
+(${limitText(limits.udpPerIp, 'UDP scans per address')}).</p>
 </section>
 <section aria-labelledby="start-heading" class="start">
 <h2 id="start-heading">Start a scan</h2>
@@ -70,6 +72,9 @@ export function renderPage(assets: WebAssets, data: PageData): Html {
 <p id="fast-cost" class="cost">${data.fastPorts.length} common ports · a few seconds</p></div>
 <div class="choice"><button type="submit" name="type" value="deep" id="deep-button" formaction="/scan/deep" aria-describedby="deep-cost">Deep scan</button>
 <p id="deep-cost" class="cost">all 65,535 ports · a minute or more · ${limitText(limits.deepPerIp, 'deep scans per address')}</p></div>
+<div class="choice"><button type="submit" name="type" value="udp" id="udp-button" formaction="/scan/udp" aria-describedby="udp-cost">UDP scan</button>
+<p id="udp-cost" class="cost">${data.udpPorts.length} UDP services that amplify attacks or leak (DNS, NTP, memcached…) · under a minute ·
+${limitText(limits.udpPerIp, 'UDP scans per address')}</p></div>
 ${regionsChoice(data.regions)}</form>
 <p id="budget" class="budget"></p>
 <p id="notice" class="notice" role="alert" hidden></p>
@@ -82,6 +87,8 @@ ${regionsChoice(data.regions)}</form>
 <dt><span class="mark mark-open" aria-hidden="true"></span>open</dt><dd>something accepted a connection: the world can reach it.</dd>
 <dt><span class="mark mark-closed" aria-hidden="true"></span>closed</dt><dd>the host answered that nothing listens there.</dd>
 <dt><span class="mark mark-filtered" aria-hidden="true"></span>filtered</dt><dd>no answer while the host answered on other ports: a firewall drops it.</dd>
+<dt><span class="mark mark-filtered" aria-hidden="true"></span>no answer (UDP)</dt>
+<dd>a UDP port that neither answered nor was refused: a service that ignored the request, or a firewall. UDP cannot tell them apart.</dd>
 ${differsTerm(data.regions)}</dl>
 </section>
 <section aria-labelledby="snippets-heading" class="snippets" id="snippets">

@@ -4,6 +4,7 @@
 import { FAST_PORTS, SCAN_PROFILES } from '../api/scan-type.js';
 import { serviceName } from '../api/service-names.js';
 import type { Config } from '../config/config.js';
+import { UDP_PROBES } from '../udp/udp-probes.js';
 import type { PageData, PaneFacts } from './page-data.js';
 
 export interface PageSettings {
@@ -27,11 +28,17 @@ export function pageSettings(config: Pick<Config, 'page' | 'limits'>, liveRegion
           { family: 'IPv6', origin: new URL(ipv6Origin).origin },
         ]
       : [];
-  const { edge, deepPerIp, fastPerAsn, deepPerAsn } = config.limits;
+  const { edge, deepPerIp, fastPerAsn, deepPerAsn, udpPerIp } = config.limits;
   return {
     panes,
     connectOrigins: panes.map((pane) => pane.origin),
-    limits: { edge: limitFacts(edge), deepPerIp: limitFacts(deepPerIp), fastPerAsn: limitFacts(fastPerAsn), deepPerAsn: limitFacts(deepPerAsn) },
+    limits: {
+      edge: limitFacts(edge),
+      deepPerIp: limitFacts(deepPerIp),
+      fastPerAsn: limitFacts(fastPerAsn),
+      deepPerAsn: limitFacts(deepPerAsn),
+      udpPerIp: limitFacts(udpPerIp),
+    },
     liveRegions,
   };
 }
@@ -43,6 +50,8 @@ export function corsOrigins(config: Pick<Config, 'page'>): string[] {
 }
 
 const FAST_PORT_FACTS = FAST_PORTS.map((port) => ({ port, service: serviceName(port) }));
+const UDP_PORT_FACTS = UDP_PROBES.map(({ port, service }) => ({ port, service }));
+const CHUNK_SIZES = { fast: SCAN_PROFILES.fast.chunkSize, deep: SCAN_PROFILES.deep.chunkSize, udp: SCAN_PROFILES.udp.chunkSize };
 
 export function ipFamily(ip: string): 'IPv4' | 'IPv6' {
   return ip.includes(':') ? 'IPv6' : 'IPv4';
@@ -55,7 +64,8 @@ export function pageData(settings: PageSettings, ip: string, liveRegions: readon
     ip,
     family: ipFamily(ip),
     fastPorts: FAST_PORT_FACTS,
-    chunkSize: { fast: SCAN_PROFILES.fast.chunkSize, deep: SCAN_PROFILES.deep.chunkSize },
+    udpPorts: UDP_PORT_FACTS,
+    chunkSize: CHUNK_SIZES,
     panes,
     regions: liveRegions.length > 1 ? [...liveRegions].sort() : [],
     limits: settings.limits,

@@ -16,7 +16,7 @@ export function quickStart(ip: string, origin: string): string {
   return `selfscan: which of your TCP ports can the world reach?
 
 Your address as this server sees it: ${ip}
-A scan scans this address only (the one your request comes from), TCP only, rate-limited.
+A scan scans this address only (the one your request comes from), rate-limited: TCP, or UDP when you ask for the UDP scan.
 
 Fast scan (32 common ports), polling:
   curl -X POST ${origin}/v1/fast
@@ -25,8 +25,11 @@ Fast scan (32 common ports), polling:
 Deep scan (all 65,535 ports), streamed as Server-Sent Events:
   curl -N ${origin}/v2/deep
 
+UDP scan (20 UDP services that amplify attacks or leak), streamed:
+  curl -N ${origin}/v2/udp
+
 The API: ${origin}/openapi.json
-MCP (tools fast_scan, deep_scan): ${origin}/mcp
+MCP (tools fast_scan, deep_scan, udp_scan): ${origin}/mcp
 In a browser: ${origin}/
 `;
 }

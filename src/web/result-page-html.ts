@@ -1,24 +1,24 @@
 // The pages of the no-JavaScript path: a scan's state, refreshed by the
 // browser itself (a meta refresh, which the CSP allows) until it ends, then
 // its result (with each open port's severity and facts, the changes since
-// the last scan, when the server has them, and, for a scan from several
-// regions, each region's view: region-results-html.ts); and the page of a
-// refused start.
+// the last scan, when the server has them, a udp scan's ports in its own
+// words: udp-result-html.ts, and, for a scan from several regions, each
+// region's view: region-results-html.ts); and the page of a refused start.
 import type { Port } from '../api/port.js';
 import type { ScanResult } from '../api/scan-result.js';
 import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
-import type { SeverityLevel } from '../api/severity-levels.js';
-import { changesWords, NO_SEVERITY, portFactLines, SEVERITY_MARKS } from './exposure-words.js';
+import { changesWords, NO_SEVERITY, portFactLines } from './exposure-words.js';
 import { type Html, html } from './html.js';
 import { pageFrame } from './page-html.js';
 import { refusalWords } from './refusal-words.js';
 import { regionProgress, regionResults, regionsTitle } from './region-results-html.js';
+import { SCAN_NAMES_IN_SENTENCE, SCAN_TITLES } from './scan-names.js';
+import { severityMark } from './severity-html.js';
+import { udpAnsweredHtml, udpExposureHtml, udpSilentHtml } from './udp-result-html.js';
 import type { WebAssets } from './web-assets.js';
 
 /** Seconds between refreshes of an in-flight scan's page. */
 export const REFRESH_SECONDS = 2;
-
-const TITLES: Readonly<Record<ScanType, string>> = { fast: 'Fast scan', deep: 'Deep scan' };
 
 const utc = (seconds: number): string => `${new Date(seconds * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 
@@ -26,11 +26,6 @@ const utc = (seconds: number): string => `${new Date(seconds * 1000).toISOString
 function startForm(scanType: ScanType, label: string, regionsAsked: string | undefined): Html {
   const regions = regionsAsked === undefined ? '' : html`<input type="hidden" name="regions" value="${regionsAsked}">`;
   return html`<form method="post" action="/scan/${scanType}">${regions}<button type="submit">${label}</button></form>`;
-}
-
-function severityMark(level: SeverityLevel): Html {
-  const { label, symbol } = SEVERITY_MARKS[level];
-  return html`<span class="severity severity-${level}"><span class="severity-symbol" aria-hidden="true">${symbol}</span> ${label}</span>`;
 }
 
 function portRows(ports: readonly Port[], withBanner: boolean, withSeverity = false): Html {
@@ -62,21 +57,10 @@ ${facts.length === 0 ? '' : html`<dl class="port-facts">${facts.map(({ term, tex
 </section>`;
 }
 
-function findings(body: Extract<ScanResult, { ports_open: Port[] }>): Html {
-  const total = SCAN_PROFILES[body.scan_type].ports.length;
-  const closed = total - body.ports_open.length - body.ports_filtered.length;
+/** A TCP scan's open ports (with their exposure) and filtered ports. */
+function tcpPorts(body: Extract<ScanResult, { ports_open: Port[] }>, changes: Html): Html {
   const rated = body.ports_open.some((port) => port.risk !== undefined);
-  const highest =
-    body.severity === undefined
-      ? html``
-      : html`<p class="highest">Highest severity: ${body.severity === null ? NO_SEVERITY : severityMark(body.severity)}</p>
-`;
-  const changes =
-    body.changes === undefined || body.changes === null
-      ? html``
-      : html`<p class="changes">${changesWords(body.changes, TITLES[body.scan_type].toLowerCase(), utc)}</p>
-`;
-  return html`${highest}<table class="results">
+  return html`<table class="results">
 <caption>Open ports</caption>
 <thead><tr><th scope="col">Port</th><th scope="col">Service</th><th scope="col">State</th>${rated ? html`<th scope="col">Severity</th>` : ''}<th scope="col">Banner</th></tr></thead>
 <tbody>${body.ports_open.length > 0 ? portRows(body.ports_open, true, rated) : html`<tr><td colspan="4">No open port.</td></tr>`}</tbody>
@@ -86,7 +70,30 @@ ${changes}${
   body.ports_filtered.length > 0
     ? html`<table class="results"><caption>Filtered ports</caption><thead><tr><th scope="col">Port</th><th scope="col">Service</th><th scope="col">State</th></tr></thead><tbody>${portRows(body.ports_filtered, false)}</tbody></table>`
     : html`<p>No filtered port.</p>`
+}`;
 }
+
+/** A udp scan's services that answered (with what they expose) and its ports that never answered. */
+function udpPorts(body: Extract<ScanResult, { ports_open: Port[] }>, changes: Html): Html {
+  return html`${udpAnsweredHtml(body.ports_open)}
+${udpExposureHtml(body.ports_open)}
+${changes}${udpSilentHtml(body.ports_filtered)}`;
+}
+
+function findings(body: Extract<ScanResult, { ports_open: Port[] }>): Html {
+  const total = SCAN_PROFILES[body.scan_type].ports.length;
+  const closed = total - body.ports_open.length - body.ports_filtered.length;
+  const highest =
+    body.severity === undefined
+      ? html``
+      : html`<p class="highest">Highest severity: ${body.severity === null ? NO_SEVERITY : severityMark(body.severity)}</p>
+`;
+  const changes =
+    body.changes === undefined || body.changes === null
+      ? html``
+      : html`<p class="changes">${changesWords(body.changes, SCAN_NAMES_IN_SENTENCE[body.scan_type], utc)}</p>
+`;
+  return html`${highest}${body.scan_type === 'udp' ? udpPorts(body, changes) : tcpPorts(body, changes)}
 <dl class="facts">
 <dt>Closed</dt><dd>${body.status === 'complete' ? `${closed} of ${total} ports` : 'not counted: the scan did not verify every port'}</dd>
 <dt>Reverse DNS</dt><dd>${body.ptr_record ?? 'none'}</dd>
@@ -98,7 +105,7 @@ ${changes}${
 function stateOf(body: ScanResult, regionsAsked: string | undefined): Html {
   switch (body.status) {
     case 'none':
-      return html`<p>No ${body.scan_type} scan of this address yet, or its result has expired.</p>${startForm(body.scan_type, TITLES[body.scan_type], regionsAsked)}`;
+      return html`<p>No ${SCAN_NAMES_IN_SENTENCE[body.scan_type]} of this address yet, or its result has expired.</p>${startForm(body.scan_type, SCAN_TITLES[body.scan_type], regionsAsked)}`;
     case 'queued':
     case 'running':
       return html`<p class="status" role="status">${body.status === 'queued' ? `Queued: ${body.queue_position} scans ahead.` : 'Running.'} ${body.chunks_complete} of ${body.total_chunks} chunks done. This page refreshes every ${REFRESH_SECONDS} seconds.</p>${regionProgress(body)}`;
@@ -116,11 +123,11 @@ export function renderResultPage(assets: WebAssets, body: ScanResult, regionsAsk
   const inFlight = body.status === 'queued' || body.status === 'running';
   const refresh = inFlight ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}">\n` : html``;
   const content = html`<section aria-labelledby="result-heading">
-<h1 id="result-heading">${TITLES[body.scan_type]} of <span class="ip">${body.ip}</span>${regionsTitle(body, regionsAsked)}</h1>
+<h1 id="result-heading">${SCAN_TITLES[body.scan_type]} of <span class="ip">${body.ip}</span>${regionsTitle(body, regionsAsked)}</h1>
 ${stateOf(body, regionsAsked)}
 <p><a href="/">Back to the page</a></p>
 </section>`;
-  return pageFrame(assets, `selfscan — ${TITLES[body.scan_type].toLowerCase()} of ${body.ip}${regionsTitle(body, regionsAsked)}`, content, refresh);
+  return pageFrame(assets, `selfscan — ${SCAN_NAMES_IN_SENTENCE[body.scan_type]} of ${body.ip}${regionsTitle(body, regionsAsked)}`, content, refresh);
 }
 
 /** The page of a request the service refused: what happened, in plain words, and the wait. */

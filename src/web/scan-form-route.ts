@@ -1,6 +1,6 @@
-// The page without JavaScript: POST /scan/{fast,deep} (the page's form)
+// The page without JavaScript: POST /scan/{fast,deep,udp} (the page's form)
 // starts or joins a scan of the caller and answers 303 to GET
-// /scan/{fast,deep}, a page that shows the scan and refreshes itself until
+// /scan/{fast,deep,udp}, a page that shows the scan and refreshes itself until
 // it ends. The form's `regions` field (a scan from every region) is carried
 // on as `?regions=`, the query the API takes. A form posted from another
 // site is refused: a page elsewhere must not make a visitor's browser start

@@ -16,5 +16,6 @@ export function webRoutes(settings: PageSettings, assets: WebAssets): Record<str
     [ASSETS_PATH]: assetRoute(assets),
     '/scan/fast': scanFormRoute('fast', assets),
     '/scan/deep': scanFormRoute('deep', assets),
+    '/scan/udp': scanFormRoute('udp', assets),
   };
 }

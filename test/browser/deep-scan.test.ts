@@ -68,7 +68,7 @@ describe('deep scan by click', () => {
   });
 
   it('says prominently that a scan past its time budget is incomplete', async () => {
-    const { page, problems } = await setUp('127.0.0.71', [4444], { scanBudgetSeconds: { fast: 120, deep: 0.05 } });
+    const { page, problems } = await setUp('127.0.0.71', [4444], { scanBudgetSeconds: { fast: 120, deep: 0.05, udp: 60 } });
     await page.getByRole('button', { name: 'Deep scan', exact: true }).click();
     await page.locator('.pane[data-state="incomplete"]').waitFor({ timeout: 60_000 });
     const warning = page.locator('.pane .warning');

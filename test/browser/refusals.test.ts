@@ -52,7 +52,7 @@ describe('a refused start', () => {
 
   it('gives the buttons back when the wait is over', async () => {
     const limits = { ...NO_LIMITS, deepPerIp: { max: 1, windowSeconds: 4 } };
-    const overrides = { limits, scanBudgetSeconds: { fast: 120, deep: 0.05 } }; // the deep scan ends (incomplete) at once: a sweep takes ten times that
+    const overrides = { limits, scanBudgetSeconds: { fast: 120, deep: 0.05, udp: 60 } }; // the deep scan ends (incomplete) at once: a sweep takes ten times that
     const { page, problems } = await setUp('127.0.0.77', overrides, (url) => url.endsWith('/v2/deep'));
     const deep = page.getByRole('button', { name: 'Deep scan', exact: true });
     await deep.click();

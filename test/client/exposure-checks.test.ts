@@ -317,7 +317,15 @@ describe('the reports', () => {
     expect(sarifErrors(sarif)).toEqual([]);
     const [run] = sarif.runs;
     const rules = run!.tool.driver.rules;
-    expect(rules.map((rule) => rule.id)).toEqual(['expect-open', 'expect-closed', 'only-open', 'max-severity', 'cert-min-days', 'same-everywhere']);
+    expect(rules.map((rule) => rule.id)).toEqual([
+      'expect-open',
+      'expect-closed',
+      'only-open',
+      'max-severity',
+      'cert-min-days',
+      'max-amplification',
+      'same-everywhere',
+    ]);
     const at = (line: number) => [{ physicalLocation: { artifactLocation: { uri: expect.stringMatching(/limits\.json$/) }, region: { startLine: line } } }];
     expect(run!.results.map((r) => [r.ruleId, rules[r.ruleIndex]!.id, r.properties.port, r.properties['security-severity'], r.locations])).toEqual([
       ['max-severity', 'max-severity', 6379, SECURITY_SEVERITY_SCORE.high, at(3)],

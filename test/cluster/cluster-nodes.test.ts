@@ -12,6 +12,7 @@ import { rawExchange } from '../../support/raw-http.js';
 import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
 import type { ServerProcess } from '../../support/server-process.js';
 import { readSse, type SseEvent } from '../../support/sse-reader.js';
+import { startUdpMemcached } from '../../support/udp-memcached.js';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -186,6 +187,35 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     expect(rest.some((e) => e.name === 'scan:queued')).toBe(false);
     await expectLogged(apiNodes, 'scan_queued', 1, (line) => line.scanType === 'fast');
   }, 60_000);
+
+  it('runs a udp scan on a scanner node: the memcached answering on UDP is open, critical, with its amplification', async () => {
+    const caller = '127.0.0.9';
+    const memcached = await startUdpMemcached(caller);
+    try {
+      const asCaller = { 'X-Forwarded-For': caller };
+      expect((await fetch(`${apiNodes[0]!.url}/v1/udp`, { method: 'POST', headers: asCaller })).status).toBe(200);
+      let result: Record<string, unknown> = {};
+      await eventually(
+        async () => {
+          result = (await (await fetch(`${apiNodes[1]!.url}/v1/udp`, { headers: asCaller })).json()) as Record<string, unknown>;
+          return !['queued', 'running'].includes(String(result.status));
+        },
+        30_000,
+        'the udp scan ends',
+      );
+      expect(result).toMatchObject({ scan_type: 'udp', status: 'complete', severity: 'critical', ports_filtered: [], chunks_complete: 1, total_chunks: 1 });
+      expect(result.ports_open).toEqual([
+        expect.objectContaining({
+          port: 11211,
+          service: 'memcached',
+          facts: { udp: expect.objectContaining({ service: 'memcached' }) },
+          risk: expect.objectContaining({ severity: 'critical' }),
+        }),
+      ]);
+    } finally {
+      await memcached.close();
+    }
+  });
 
   it('ends a scan that no scanner node ran as failed once its budget is over', async () => {
     const scanner = await node({ role: 'scanner', region: 'SE' });

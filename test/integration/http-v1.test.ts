@@ -172,6 +172,6 @@ describe('errors', () => {
     expect(document).toEqual(await plain.json());
     expect(response.status).toBe(200);
     expect(document.openapi).toBe('3.1.0');
-    expect(document.info.version).toBe('1.2.0');
+    expect(document.info.version).toBe('1.3.0');
   });
 });

@@ -198,7 +198,7 @@ describe('in-process server', () => {
   });
 
   it('ends a scan past its time budget as incomplete, with partial results', async () => {
-    const server = await startTestServer({ scanBudgetSeconds: { fast: 120, deep: 0.02 } });
+    const server = await startTestServer({ scanBudgetSeconds: { fast: 120, deep: 0.02, udp: 60 } });
     cleanups.push(() => server.close());
     const fetch = callerFetch('127.0.0.35');
     await fetch(`${server.url}/v1/deep`, { method: 'POST' });

@@ -88,14 +88,14 @@ describe('MCP at /mcp', () => {
     await server?.close();
   });
 
-  it('initializes without a session and lists both tools with their schemas', async () => {
+  it('initializes without a session and lists the three tools with their schemas', async () => {
     const mcp = await client('127.0.0.70');
     expect(mcp.getServerVersion()).toMatchObject({ name: 'selfscan' });
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['deep_scan', 'fast_scan']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['deep_scan', 'fast_scan', 'udp_scan']);
     for (const tool of tools) {
       expect(tool.description).toContain("caller's own public IP address");
-      expect(tool.description).toMatch(tool.name === 'fast_scan' ? /10-20 s/ : /1-5 minutes/);
+      expect(tool.description).toMatch({ fast_scan: /10-20 s/, deep_scan: /1-5 minutes/, udp_scan: /a few seconds/ }[tool.name]!);
       expect(tool.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
       expect(tool.inputSchema).toMatchObject({
         type: 'object',
@@ -209,7 +209,7 @@ describe('MCP at /mcp', () => {
 
   it('speaks the 2026-07-28 protocol revision too', async () => {
     const mcp = await client('127.0.0.76', { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    expect((await mcp.listTools()).tools).toHaveLength(2);
+    expect((await mcp.listTools()).tools).toHaveLength(3);
     const progress: number[] = [];
     const result = await mcp.callTool({ name: 'fast_scan', arguments: {} }, { onprogress: (p) => progress.push(p.progress) });
     expect(output(result, 'fast').status).toBe('complete');
@@ -245,7 +245,7 @@ describe('MCP at /mcp', () => {
     expect(huge.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
 
     const mcp = await client('127.0.0.78');
-    expect((await mcp.listTools()).tools).toHaveLength(2);
+    expect((await mcp.listTools()).tools).toHaveLength(3);
   });
 
   it('answers GET and DELETE with 405, as stateless serving has no session', async () => {

@@ -2,42 +2,13 @@
 // the flags and policy keys made into a plan (every mistake a usage error
 // before anything is sent), and the sameness check against multi-region
 // results as a cluster answers them.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 
-import { afterAll, describe, expect, it } from 'vitest';
-
-import { type CheckPlan, parseCheckArgs } from '../../src/client/check-options.js';
 import { outcomeOf } from '../../src/client/check-outcome.js';
-import { UsageError } from '../../src/client/usage-error.js';
+import { plan, policyFiles, usageError } from '../helpers/check-plans.js';
 import { DIFFERING, FROM_ONE_PLACE, SAME_EVERYWHERE } from './region-bodies.js';
 
-const SERVER = ['--server', 'https://selfscan.example.org'];
-const work = mkdtempSync(join(tmpdir(), 'selfscan-check-regions-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function plan(...args: string[]): CheckPlan {
-  const parsed = parseCheckArgs([...SERVER, ...args], {});
-  if (parsed === 'help') throw new Error('help');
-  return parsed;
-}
-
-function usageError(...args: string[]): string {
-  try {
-    plan(...args);
-  } catch (error) {
-    if (error instanceof UsageError) return error.message;
-    throw error;
-  }
-  throw new Error(`no usage error for ${args.join(' ')}`);
-}
-
-function policy(json: object): string {
-  const path = join(work, `policy-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
-  return path;
-}
+const policy = policyFiles('selfscan-check-regions-');
 
 describe('--regions and --expect-same-everywhere as a plan', () => {
   it('keeps regions as the server keys them: all, or the names sorted without repeats', () => {

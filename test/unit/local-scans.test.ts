@@ -29,11 +29,12 @@ function setup(options: { concurrency?: number; ptr?: string | null } = {}) {
   const open = () => {
     const scans = openLocalScans({
       scanner,
+      udpScanner: scanner,
       store,
       logger,
       clock,
-      concurrency: { fast: options.concurrency ?? 4, deep: options.concurrency ?? 4 },
-      budgetMs: { fast: 60_000, deep: 600_000 },
+      concurrency: { fast: options.concurrency ?? 4, deep: options.concurrency ?? 4, udp: options.concurrency ?? 4 },
+      budgetMs: { fast: 60_000, deep: 600_000, udp: 60_000 },
       lookupPtr: async () => options.ptr ?? null,
       checkpoints,
       webhooks,

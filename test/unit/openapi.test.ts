@@ -169,13 +169,13 @@ function refs(node: unknown): string[] {
 }
 
 describe('openApiDocument', () => {
-  it('is a valid OpenAPI 3.1 document of interface version 1.2.0 (1.0.0 plus optional fields)', async () => {
+  it('is a valid OpenAPI 3.1 document of interface version 1.3.0 (1.0.0 plus optional fields)', async () => {
     const validator = new Validator({ allErrors: true });
     const result = await validator.validate(JSON.parse(openApiJson) as JsonObject);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
-    expect(openApiDocument.info).toMatchObject({ title: 'selfscan', version: '1.2.0' });
+    expect(openApiDocument.info).toMatchObject({ title: 'selfscan', version: '1.3.0' });
   });
 
   it.each(Object.entries(VALID))('has a zod schema accepting %s', (_name, value) => {

@@ -20,7 +20,8 @@ byId('panes').replaceChildren(...panes.map((pane) => pane.element));
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();
-  const scanType: ScanType = event.submitter instanceof HTMLButtonElement && event.submitter.value === 'deep' ? 'deep' : 'fast';
+  const button = event.submitter instanceof HTMLButtonElement ? event.submitter.value : '';
+  const scanType: ScanType = button === 'deep' || button === 'udp' ? button : 'fast';
   if (!gate.open) return;
   gate.clearNotice();
   const regionsAsked = everyRegion?.checked === true ? 'all' : undefined;

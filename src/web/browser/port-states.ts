@@ -9,9 +9,10 @@ export type CellState = 'pending' | 'open' | 'closed' | 'filtered' | 'unverified
 
 /** The ports of chunk `index` of a scan type. */
 export function chunkPorts(data: PageData, scanType: ScanType, index: number): number[] {
-  if (scanType === 'fast') {
-    const size = data.chunkSize.fast;
-    return data.fastPorts.slice(index * size, (index + 1) * size).map((fact) => fact.port);
+  if (scanType !== 'deep') {
+    const size = data.chunkSize[scanType];
+    const ports = scanType === 'fast' ? data.fastPorts : data.udpPorts;
+    return ports.slice(index * size, (index + 1) * size).map((fact) => fact.port);
   }
   const size = data.chunkSize.deep;
   const first = index * size + 1;
@@ -19,7 +20,7 @@ export function chunkPorts(data: PageData, scanType: ScanType, index: number): n
   return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
 }
 
-/** A view of port states (the fast grid, the deep map). */
+/** A view of port states (the fast or udp grid, the deep map). */
 export interface PortMap {
   /** The element to place in the pane. */
   readonly element: HTMLElement;

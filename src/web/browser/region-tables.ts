@@ -6,7 +6,7 @@ import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result
 import type { PortDifference, Vantage } from '../../api/vantages.js';
 import { DIFFERENCE_COLUMNS, DIFFERS_MARK, NO_DIFFERENCES, regionPortRows, regionsText, SAME_WORDS, serviceNames } from '../region-words.js';
 import { el, uniqueId } from './dom.js';
-import { resultsTable } from './results-view.js';
+import { resultsTable } from './result-table.js';
 
 /** The symbol (hidden from screen readers) and the word of a port seen differently. */
 function differsMark(): HTMLElement {

@@ -2,34 +2,17 @@
 // open ports with their service, severity and banner, what each exposes
 // (why, what to do, its facts in words; text a scanned host chose is only
 // ever textContent), filtered ports, the closed count, duration, expiry and
-// reverse DNS. A result without facts (interface 1.0) shows as before. An
+// reverse DNS. A result without facts (interface 1.0) shows as before. A
+// udp scan's ports show in their own words (udp-results-view.ts). An
 // incomplete scan is a warning first, never a clean result; a failed one
 // says why.
 import type { Port } from '../../api/port.js';
 import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result.js';
-import type { SeverityLevel } from '../../api/severity-levels.js';
-import { NO_SEVERITY, portFactLines, SEVERITY_MARKS } from '../exposure-words.js';
+import { NO_SEVERITY, portFactLines } from '../exposure-words.js';
 import { FAIL_WORDS } from '../fail-words.js';
 import { el, uniqueId } from './dom.js';
-
-/** A severity as its symbol (hidden from screen readers) and its word. */
-export function severityMark(level: SeverityLevel): HTMLElement {
-  const { label, symbol } = SEVERITY_MARKS[level];
-  return el('span', `severity severity-${level}`, {}, el('span', 'severity-symbol', { 'aria-hidden': 'true' }, symbol), ` ${label}`);
-}
-
-/** A results table with its caption and column headings, scrollable by keyboard as a named region. */
-export function resultsTable(caption: string, headings: readonly string[], rows: HTMLTableRowElement[]): HTMLElement {
-  const results = el(
-    'table',
-    'results',
-    {},
-    el('caption', '', {}, caption),
-    el('thead', '', {}, el('tr', '', {}, ...headings.map((heading) => el('th', '', { scope: 'col' }, heading)))),
-    el('tbody', '', {}, ...rows),
-  );
-  return el('div', 'table-wrap', { tabindex: '0', role: 'region', 'aria-label': caption }, results);
-}
+import { exposureSection, resultsTable, severityMark } from './result-table.js';
+import { udpAnsweredView, udpExposureView, udpSilentView } from './udp-results-view.js';
 
 function table(caption: string, ports: readonly Port[], withBanner: boolean): HTMLElement {
   const withSeverity = withBanner && ports.some((port) => port.risk !== undefined);
@@ -62,16 +45,21 @@ function exposedPort(port: Port): HTMLElement {
 function exposure(ports: readonly Port[], family: string): HTMLElement[] {
   const known = ports.filter((port) => port.risk !== undefined || port.facts !== undefined);
   if (known.length === 0) return [];
-  const headingId = uniqueId('exposure-heading');
+  return [exposureSection(`What the open ports expose (${family})`, known.map(exposedPort))];
+}
+
+/** A TCP scan's open ports, what they expose, and its filtered ports. */
+function tcpPortsView(open: readonly Port[], filtered: readonly Port[], family: string): HTMLElement[] {
   return [
-    el(
-      'section',
-      'exposure',
-      { 'aria-labelledby': headingId },
-      el('h3', '', { id: headingId }, `What the open ports expose (${family})`),
-      ...known.map(exposedPort),
-    ),
+    open.length > 0 ? table(`Open ports (${family})`, open, true) : el('p', 'no-open', {}, `No open port (${family}).`),
+    ...exposure(open, family),
+    filtered.length > 0 ? table(`Filtered ports (${family})`, filtered, false) : el('p', '', {}, 'No filtered port.'),
   ];
+}
+
+/** A udp scan's services that answered, what they expose, and its ports that never answered. */
+function udpPortsView(open: readonly Port[], filtered: readonly Port[], family: string): HTMLElement[] {
+  return [udpAnsweredView(open, family), ...udpExposureView(open, family), udpSilentView(filtered, family)];
 }
 
 function fact(term: string, value: string): HTMLElement[] {
@@ -100,10 +88,8 @@ export function finishedView(result: ScanResultFinished, total: number, family: 
   if (result.severity !== undefined)
     parts.push(el('p', 'highest', {}, 'Highest severity: ', result.severity === null ? NO_SEVERITY : severityMark(result.severity)));
   const open = result.ports_open;
-  parts.push(open.length > 0 ? table(`Open ports (${family})`, open, true) : el('p', 'no-open', {}, `No open port (${family}).`));
-  parts.push(...exposure(open, family));
   const filtered = result.ports_filtered;
-  parts.push(filtered.length > 0 ? table(`Filtered ports (${family})`, filtered, false) : el('p', '', {}, 'No filtered port.'));
+  parts.push(...(result.scan_type === 'udp' ? udpPortsView(open, filtered, family) : tcpPortsView(open, filtered, family)));
   const closed = total - open.length - filtered.length;
   parts.push(
     el(

@@ -1,10 +1,11 @@
 // One pane of the page: a scan of the caller over one address family,
 // through that family's origin. It reads the scan's stream and keeps its
-// parts in step: the live status, the port map (grid or canvas), the
-// results table, the changes since last time (the server's, when it keeps
-// them; else what this browser remembers) and the check snippet. A scan
-// from several regions shows one map per region instead (region-maps.ts),
-// and the ports the regions saw differently after the results.
+// parts in step: the live status, the port map (a grid of the fast or udp
+// scan's ports, the deep scan's canvas), the results table, the changes
+// since last time (the server's, when it keeps them; else what this
+// browser remembers) and the check snippet. A scan from several regions shows one map per
+// region instead (region-maps.ts), and the ports the regions saw
+// differently after the results.
 
 import type { RegionsAsked } from '../../api/regions-asked.js';
 import type { ScanResultFailed, ScanResultFinished } from '../../api/scan-result.js';
@@ -13,11 +14,12 @@ import type { SseProgress, SseQueued } from '../../api/sse-events.js';
 import { changesWords, SEVERITY_MARKS } from '../exposure-words.js';
 import type { PageData, PaneFacts } from '../page-data.js';
 import { differencesSummary, regionsText } from '../region-words.js';
+import { SCAN_NAMES_IN_SENTENCE, SCAN_TITLES } from '../scan-names.js';
 import { type Changes, compareAndRemember } from './changes.js';
 import { DeepMap } from './deep-map.js';
 import { byId, el, uniqueId } from './dom.js';
-import { FastGrid } from './fast-grid.js';
 import { LiveStatus } from './live-status.js';
+import { PortGrid } from './port-grid.js';
 import { chunkPorts, type PortMap } from './port-states.js';
 import { RegionMaps } from './region-maps.js';
 import { differencesView, servicesOf } from './region-tables.js';
@@ -25,8 +27,6 @@ import { dateOf, failedView, finishedView } from './results-view.js';
 import { requestScan } from './scan-request.js';
 import { checkSnippet, type SnippetList } from './snippets.js';
 import type { StartGate } from './start-gate.js';
-
-const NAMES: Readonly<Record<ScanType, string>> = { fast: 'Fast scan', deep: 'Deep scan' };
 
 /** What a pane shows of a scan in flight. */
 interface Flight {
@@ -46,8 +46,8 @@ const regionsOf = (body: { regions?: string[]; vantages?: { region: string }[] }
   body.regions ?? body.vantages?.map((vantage) => vantage.region) ?? [];
 
 function changesText(changes: Changes | null, name: string, family: string): string {
-  if (changes === null) return `This is the first ${name.toLowerCase()} over ${family} this browser remembers; the next one will be compared with it.`;
-  return changesWords({ since: changes.since, opened: changes.newlyOpen, closed: changes.newlyClosed, changed: [] }, name.toLowerCase(), dateOf);
+  if (changes === null) return `This is the first ${name} over ${family} this browser remembers; the next one will be compared with it.`;
+  return changesWords({ since: changes.since, opened: changes.newlyOpen, closed: changes.newlyClosed, changed: [] }, name, dateOf);
 }
 
 export class ScanPane {
@@ -67,7 +67,7 @@ export class ScanPane {
   ) {
     const headingId = uniqueId('pane-heading');
     this.label = facts.family;
-    const region = el('p', 'status', { role: 'status', 'aria-live': 'polite' }, 'Press Fast scan or Deep scan to start.');
+    const region = el('p', 'status', { role: 'status', 'aria-live': 'polite' }, 'Press Fast scan, Deep scan or UDP scan to start.');
     this.live = new LiveStatus(region);
     this.element = el(
       'section',
@@ -86,7 +86,7 @@ export class ScanPane {
     this.controller?.abort();
     const controller = new AbortController();
     this.controller = controller;
-    const name = NAMES[scanType];
+    const name = SCAN_TITLES[scanType];
     const map = this.newMap(scanType);
     const bar = el('progress', 'chunks', { max: '1', value: '0', 'aria-label': `${name}: chunks verified over ${this.label}` });
     this.mapSlot.replaceChildren(bar, map.element);
@@ -106,9 +106,9 @@ export class ScanPane {
   /** An empty map of a scan type's ports; `region`: the one region it shows. */
   private newMap(scanType: ScanType, region?: string): PortMap {
     const over = `over ${this.label}${region === undefined ? '' : ` from ${region}`}`;
-    return scanType === 'fast'
-      ? new FastGrid(this.data, `${NAMES.fast} ports ${over}`)
-      : new DeepMap(`Map of ports 1 to 65,535 ${over}, 256 per row; use the arrow keys to read a port`);
+    if (scanType === 'fast') return new PortGrid(this.data.fastPorts, `${SCAN_TITLES.fast} ports ${over}`);
+    if (scanType === 'udp') return new PortGrid(this.data.udpPorts, `${SCAN_TITLES.udp} ports ${over}`, 'udp');
+    return new DeepMap(`Map of ports 1 to 65,535 ${over}, 256 per row; use the arrow keys to read a port`);
   }
 
   /** The flight's maps of `regions`, made (in place of its one map) at the first event that names them. */
@@ -121,7 +121,7 @@ export class ScanPane {
   }
 
   private async follow(scanType: ScanType, map: PortMap, bar: HTMLProgressElement, signal: AbortSignal, regionsAsked?: RegionsAsked): Promise<void> {
-    const name = NAMES[scanType];
+    const name = SCAN_TITLES[scanType];
     const answer = await requestScan(this.facts.origin, scanType, signal, regionsAsked);
     if (answer.kind === 'unreachable') {
       this.setState('unreachable');
@@ -174,7 +174,7 @@ export class ScanPane {
     flight.bar.max = total;
     flight.bar.value = done;
     this.setState(status);
-    const name = NAMES[flight.scanType];
+    const name = SCAN_TITLES[flight.scanType];
     const chunks = `${done} of ${total} chunks done`;
     const eta = flight.etaSeconds > 0 ? `about ${flight.etaSeconds} s expected` : 'no estimate yet';
     if (status === 'queued') {
@@ -187,11 +187,11 @@ export class ScanPane {
   }
 
   private onFinished(flight: Flight, result: ScanResultFinished): void {
-    const name = NAMES[flight.scanType];
+    const name = SCAN_TITLES[flight.scanType];
     const open = result.ports_open.map((port) => port.port);
     const regions = regionsOf(result);
     const differences = result.differences ?? [];
-    const total = flight.scanType === 'fast' ? this.data.fastPorts.length : 65535;
+    const total = { fast: this.data.fastPorts.length, deep: 65535, udp: this.data.udpPorts.length }[flight.scanType];
     const views = finishedView(result, total, this.label);
     if (result.vantages === undefined) {
       flight.map.finish(new Set(open), new Set(result.ports_filtered.map((port) => port.port)), result.status === 'complete');
@@ -212,19 +212,16 @@ export class ScanPane {
     const memory = regions.length === 0 ? this.label : `${this.label} from ${regionsText(regions)}`;
     const remembered = result.status === 'complete' ? compareAndRemember(memory, flight.scanType, open, result.completed_at) : null;
     if (result.changes !== undefined && result.changes !== null) {
-      this.changes.textContent = changesWords(result.changes, name.toLowerCase(), dateOf);
+      this.changes.textContent = changesWords(result.changes, SCAN_NAMES_IN_SENTENCE[flight.scanType], dateOf);
     } else if (result.status === 'complete') {
-      this.changes.textContent = changesText(remembered, name, memory);
+      this.changes.textContent = changesText(remembered, SCAN_NAMES_IN_SENTENCE[flight.scanType], memory);
     } else {
       this.changes.textContent = 'Not compared with the last scan: this one is incomplete.';
     }
     this.changes.hidden = false;
     // The check scans from one place: it can promise the union only when every region saw the same.
     if (differences.length > 0) return;
-    this.snippets.setCheck(
-      this.label,
-      checkSnippet(this.facts.origin || window.location.origin, flight.scanType === 'deep', open, this.label, result.severity),
-    );
+    this.snippets.setCheck(this.label, checkSnippet(this.facts.origin || window.location.origin, flight.scanType, open, this.label, result.severity));
   }
 
   private onFailed(flight: Flight, result: ScanResultFailed): void {
@@ -233,7 +230,7 @@ export class ScanPane {
     }
     this.results.replaceChildren(failedView(result));
     this.setState('failed');
-    this.live.say(`${NAMES[flight.scanType]} failed (${result.fail_reason}).`, true);
+    this.live.say(`${SCAN_TITLES[flight.scanType]} failed (${result.fail_reason}).`, true);
   }
 
   private setState(state: string): void {

@@ -1,6 +1,7 @@
 // The same scans from a shell or an agent, built from the origin the page
 // (or a pane) is served at: curl for v1 and v2, the MCP client config and,
 // after a result, the `selfscan check` command that enforces what was found.
+import type { ScanType } from '../../api/scan-type.js';
 import type { SeverityLevel } from '../../api/severity-levels.js';
 import { byId, el } from './dom.js';
 
@@ -14,6 +15,7 @@ export function baseSnippets(origin: string): Snippet[] {
   return [
     { title: 'Fast scan, polling (v1)', code: `curl -X POST ${origin}/v1/fast\ncurl ${origin}/v1/fast` },
     { title: 'Deep scan, streamed (v2)', code: `curl -N ${origin}/v2/deep` },
+    { title: 'UDP scan, streamed (v2)', code: `curl -N ${origin}/v2/udp` },
     { title: 'MCP client config', code: JSON.stringify({ mcpServers: { selfscan: { type: 'http', url: `${origin}/mcp` } } }, null, 2) },
   ];
 }
@@ -23,9 +25,9 @@ export function baseSnippets(origin: string): Snippet[] {
  * for CI or cron) and, when the server rated them (`severity`, the
  * highest), when one becomes riskier than that.
  */
-export function checkSnippet(origin: string, deep: boolean, open: readonly number[], family: string, severity?: SeverityLevel | null): Snippet {
+export function checkSnippet(origin: string, scanType: ScanType, open: readonly number[], family: string, severity?: SeverityLevel | null): Snippet {
   const args = ['npx selfscan-check', '--server', origin];
-  if (deep) args.push('--deep');
+  if (scanType !== 'fast') args.push(`--${scanType}`);
   if (open.length > 0) args.push('--expect-open', [...open].sort((a, b) => a - b).join(','));
   args.push('--only-open');
   const rated = severity !== undefined && severity !== null;

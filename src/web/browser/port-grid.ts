@@ -1,9 +1,12 @@
-// The fast scan's 32 ports as a grid of cells, each saying its port,
-// service and state in text, with a mark whose shape (not only its colour)
-// tells the state apart; a port the regions saw differently gets a symbol
-// and a line saying so.
-import type { PageData } from '../page-data.js';
+// A fixed list of ports (the fast scan's 32, the udp scan's 20) as a grid
+// of cells, each saying its port (`53/udp` for UDP), service and state in
+// text, with a mark whose shape (not only its colour) tells the state
+// apart; a UDP port that never answered says "no answer", as UDP cannot
+// tell a silent service from a firewall. A port the regions saw
+// differently gets a symbol and a line saying so.
+import type { PortFact } from '../page-data.js';
 import { DIFFERS_MARK } from '../region-words.js';
+import { udpPortName } from '../udp-words.js';
 import { el } from './dom.js';
 import type { CellState, PortMap } from './port-states.js';
 
@@ -15,26 +18,35 @@ const STATE_WORDS: Readonly<Record<CellState, string>> = {
   unverified: 'not verified',
 };
 
+/** Each protocol's name of a port and words of its states. */
+const PROTOCOLS = {
+  tcp: { portName: String, stateWords: STATE_WORDS },
+  udp: { portName: udpPortName, stateWords: { ...STATE_WORDS, filtered: 'no answer' } },
+} as const;
+
 interface Cell {
   item: HTMLLIElement;
   state: HTMLSpanElement;
   now: CellState;
 }
 
-export class FastGrid implements PortMap {
+export class PortGrid implements PortMap {
   readonly element: HTMLOListElement;
   private readonly cells = new Map<number, Cell>();
+  private readonly stateWords: Readonly<Record<CellState, string>>;
 
-  constructor(data: PageData, label: string) {
+  constructor(ports: readonly PortFact[], label: string, protocol: keyof typeof PROTOCOLS = 'tcp') {
+    const { portName, stateWords } = PROTOCOLS[protocol];
+    this.stateWords = stateWords;
     this.element = el('ol', 'port-grid', { 'aria-label': label });
-    for (const { port, service } of data.fastPorts) {
+    for (const { port, service } of ports) {
       const state = el('span', 'cell-state');
       const item = el(
         'li',
         'cell',
         { 'data-port': String(port) },
         el('span', 'mark', { 'aria-hidden': 'true' }),
-        el('span', 'cell-port', {}, String(port)),
+        el('span', 'cell-port', {}, portName(port)),
         el('span', 'cell-service', {}, service ?? 'unknown'),
         state,
       );
@@ -82,6 +94,6 @@ export class FastGrid implements PortMap {
     cell.now = state;
     cell.item.className = `cell cell-${state}`;
     cell.item.dataset.state = state;
-    cell.state.textContent = STATE_WORDS[state];
+    cell.state.textContent = this.stateWords[state];
   }
 }
