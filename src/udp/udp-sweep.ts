@@ -18,7 +18,6 @@ export type UdpPortState = 'open' | 'closed' | 'filtered';
 export interface UdpPortOutcome {
   port: number;
   service: UdpService;
-  label: string;
   state: UdpPortState;
   /** Every datagram sent to the port and received from it, retries included. */
   bytesSent: number;
@@ -307,7 +306,6 @@ function outcomeOf(track: Track): UdpPortOutcome {
   return {
     port: probe.port,
     service: probe.service,
-    label: probe.label,
     state,
     bytesSent: socket.bytesSent,
     bytesReceived: socket.bytesReceived,

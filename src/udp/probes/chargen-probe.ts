@@ -6,7 +6,6 @@ import type { UdpProbe } from './udp-probe.js';
 export const chargenProbe: UdpProbe = {
   service: 'chargen',
   port: 19,
-  label: 'chargen',
   requests: [{ name: 'one-byte datagram (chargen answers any)', bytes: Uint8Array.of(0x0a) }],
   read(_request, reply) {
     return { evidence: `answered a 1-byte datagram with ${reply.length} bytes of characters`, details: { bytes: reply.length } };

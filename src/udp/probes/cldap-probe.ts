@@ -96,7 +96,6 @@ function readCldap(_request: number, reply: Uint8Array): UdpReading | null {
 export const cldapProbe: UdpProbe = {
   service: 'cldap',
   port: 389,
-  label: 'CLDAP',
   requests: [{ name: 'rootDSE search (base "", (objectClass=*), all attributes)', bytes: rootDseSearch() }],
   read: readCldap,
 };

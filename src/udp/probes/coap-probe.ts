@@ -92,7 +92,6 @@ function readCoap(_request: number, reply: Uint8Array): UdpReading | null {
 export const coapProbe: UdpProbe = {
   service: 'coap',
   port: 5683,
-  label: 'CoAP',
   requests: [{ name: 'GET /.well-known/core (confirmable)', bytes: getWellKnownCore() }],
   read: readCoap,
 };

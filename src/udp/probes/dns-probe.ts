@@ -58,7 +58,6 @@ function readVersion(message: DnsMessage): UdpReading {
 export const dnsProbe: UdpProbe = {
   service: 'dns',
   port: 53,
-  label: 'DNS',
   requests: [
     { name: `recursive A query for ${DNS_PROBE_NAME}`, bytes: dnsQuery(QUERIES[0].id, DNS_FLAG.recursionDesired, RECURSION_QUESTION) },
     { name: 'CHAOS TXT query for version.bind', bytes: dnsQuery(QUERIES[1].id, 0, VERSION_QUESTION) },

@@ -138,7 +138,6 @@ function readIke(_request: number, reply: Uint8Array): UdpReading | null {
 export const ikeProbe: UdpProbe = {
   service: 'ike',
   port: 500,
-  label: 'IKE',
   requests: [{ name: 'IKEv1 Main Mode SA proposal', bytes: mainModeRequest() }],
   read: readIke,
 };

@@ -81,7 +81,6 @@ function readIpmi(_request: number, reply: Uint8Array): UdpReading | null {
 export const ipmiProbe: UdpProbe = {
   service: 'ipmi',
   port: 623,
-  label: 'IPMI',
   requests: [{ name: 'Get Channel Authentication Capabilities (RMCP, IPMI v1.5)', bytes: getChannelAuthCapabilities() }],
   read: readIpmi,
 };

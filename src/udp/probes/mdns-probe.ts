@@ -19,7 +19,6 @@ const MAX_NAMES = 5;
 export const mdnsProbe: UdpProbe = {
   service: 'mdns',
   port: 5353,
-  label: 'mDNS',
   requests: [
     {
       name: `mDNS PTR query for ${SERVICES_NAME}, unicast response`,

@@ -34,7 +34,6 @@ function count(value: string | undefined): number | null {
 export const memcachedProbe: UdpProbe = {
   service: 'memcached',
   port: 11211,
-  label: 'Memcached',
   requests: [{ name: 'memcached stats over UDP', bytes: statsRequest() }],
   read(_request, reply) {
     if (reply.length < FRAME_HEADER_BYTES || ((reply[0]! << 8) | reply[1]!) !== REQUEST_ID) return null;

@@ -42,7 +42,6 @@ function readMssql(_request: number, reply: Uint8Array): UdpReading | null {
 export const mssqlProbe: UdpProbe = {
   service: 'mssql',
   port: 1434,
-  label: 'SQL Server Browser',
   requests: [{ name: 'CLNT_UCAST_EX (list every instance)', bytes: Uint8Array.of(CLNT_UCAST_EX) }],
   read: readMssql,
 };

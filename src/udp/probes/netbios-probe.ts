@@ -33,7 +33,6 @@ function readNames(data: Uint8Array, count: number): string[] {
 export const netbiosProbe: UdpProbe = {
   service: 'netbios',
   port: 137,
-  label: 'NetBIOS',
   requests: [
     { name: 'NetBIOS node status (NBSTAT) request for *', bytes: dnsQuery(TRANSACTION_ID, 0, { name: encodeNetbiosName('*'), type: NBSTAT, class: CLASS_IN }) },
   ],

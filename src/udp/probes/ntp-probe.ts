@@ -67,7 +67,6 @@ function readPrivate(reply: Uint8Array): UdpReading | null {
 export const ntpProbe: UdpProbe = {
   service: 'ntp',
   port: 123,
-  label: 'NTP',
   requests: [
     { name: 'NTPv4 client time request', bytes: clientRequest() },
     { name: 'NTP mode 6 READVAR (control)', bytes: readvarRequest },

@@ -44,7 +44,6 @@ function readOpenvpn(_request: number, reply: Uint8Array): UdpReading | null {
 export const openvpnProbe: UdpProbe = {
   service: 'openvpn',
   port: 1194,
-  label: 'OpenVPN',
   requests: [{ name: 'P_CONTROL_HARD_RESET_CLIENT_V2', bytes: hardResetClient() }],
   read: readOpenvpn,
 };

@@ -47,7 +47,6 @@ function readMappings(reply: Uint8Array): { protocol: number }[] | null {
 export const portmapProbe: UdpProbe = {
   service: 'portmap',
   port: 111,
-  label: 'Portmapper',
   requests: [{ name: 'ONC RPC portmapper DUMP (program 100000 v2, procedure 4)', bytes: dumpCall() }],
   read(_request, reply) {
     const mappings = readMappings(reply);

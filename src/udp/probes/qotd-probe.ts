@@ -8,7 +8,6 @@ import type { UdpProbe } from './udp-probe.js';
 export const qotdProbe: UdpProbe = {
   service: 'qotd',
   port: 17,
-  label: 'QOTD',
   requests: [{ name: 'one-byte datagram (QOTD answers any)', bytes: Uint8Array.of(0x0a) }],
   read(_request, reply) {
     const quote = printableText(new TextDecoder('latin1').decode(reply.subarray(0, 1024)).trim());

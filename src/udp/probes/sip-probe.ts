@@ -56,7 +56,6 @@ function readSip(_request: number, reply: Uint8Array): UdpReading | null {
 export const sipProbe: UdpProbe = {
   service: 'sip',
   port: 5060,
-  label: 'SIP',
   requests: [{ name: 'OPTIONS sip:nm', bytes: new TextEncoder().encode(OPTIONS_REQUEST) }],
   read: readSip,
 };

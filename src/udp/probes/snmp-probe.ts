@@ -57,7 +57,6 @@ function reading(version: (typeof VERSIONS)[number], reply: Uint8Array): UdpRead
 export const snmpProbe: UdpProbe = {
   service: 'snmp',
   port: 161,
-  label: 'SNMP',
   requests: VERSIONS.map((version) => ({
     name: `SNMP${version.name} GetRequest sysDescr.0, community ${COMMUNITY}`,
     bytes: getRequest(version.number, version.requestId),

@@ -18,7 +18,6 @@ function header(lines: readonly string[], name: string): string | null {
 export const ssdpProbe: UdpProbe = {
   service: 'ssdp',
   port: 1900,
-  label: 'SSDP',
   requests: [{ name: 'SSDP M-SEARCH ssdp:all', bytes: new TextEncoder().encode(M_SEARCH) }],
   read(_request, reply) {
     const lines = new TextDecoder('latin1').decode(reply).split(/\r?\n/);

@@ -62,7 +62,6 @@ function readTftp(_request: number, reply: Uint8Array): UdpReading | null {
 export const tftpProbe: UdpProbe = {
   service: 'tftp',
   port: 69,
-  label: 'TFTP',
   answersFromOtherPort: true,
   requests: [{ name: `read request (RRQ, octet) for ${MISSING_FILE}`, bytes: readRequest(MISSING_FILE, 'octet') }],
   read: readTftp,

@@ -50,7 +50,6 @@ function readUbiquiti(_request: number, reply: Uint8Array): UdpReading | null {
 export const ubiquitiProbe: UdpProbe = {
   service: 'ubiquiti',
   port: 10001,
-  label: 'Ubiquiti discovery',
   requests: [{ name: 'discovery request, version 1', bytes: DISCOVERY_V1 }],
   read: readUbiquiti,
 };

@@ -34,8 +34,6 @@ export interface UdpRequest {
 export interface UdpProbe {
   service: UdpService;
   port: number;
-  /** The service as people name it, e.g. `DNS`, `NTP`, `Memcached`. */
-  label: string;
   /**
    * The server answers from a port of its own, not the one asked (TFTP
    * answers from a new port per transfer): replies from the target's other

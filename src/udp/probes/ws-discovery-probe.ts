@@ -43,7 +43,6 @@ function readWsDiscovery(_request: number, reply: Uint8Array): UdpReading | null
 export const wsDiscoveryProbe: UdpProbe = {
   service: 'ws-discovery',
   port: 3702,
-  label: 'WS-Discovery',
   requests: [{ name: 'SOAP-over-UDP Probe (any type)', bytes: new TextEncoder().encode(PROBE) }],
   read: readWsDiscovery,
 };
