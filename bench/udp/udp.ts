@@ -106,7 +106,9 @@ const table = [
   '|---|---|---|---|---|---|',
   ...rows.map((row) => {
     const ours = median(row.ours);
-    return `| ${row.target} (${truthLine(row.truth)}) | ${seconds(ours)} (${seconds(Math.min(...row.ours))}–${seconds(Math.max(...row.ours))}) | ${row.oursWrong} | ${nmapLine(row.nmap, row.truth)} | ${nmapLine(row.nmapV0, row.truth)} | ${(ours / row.nmap.elapsedMs).toFixed(2)} |`;
+    // nmap's `open|filtered` would end a table cell.
+    const cell = (result: NmapUdpResult): string => nmapLine(result, row.truth).replaceAll('|', '\\|');
+    return `| ${row.target} (${truthLine(row.truth)}) | ${seconds(ours)} (${seconds(Math.min(...row.ours))}–${seconds(Math.max(...row.ours))}) | ${row.oursWrong} | ${cell(row.nmap)} | ${cell(row.nmapV0)} | ${(ours / row.nmap.elapsedMs).toFixed(2)} |`;
   }),
 ];
 for (const line of table) console.log(line);
