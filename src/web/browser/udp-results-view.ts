@@ -10,16 +10,17 @@ import { factorWords, NO_UDP_SILENT, noUdpAnswerWords, UDP_SILENT_WORDS, udpFact
 import { el, uniqueId } from './dom.js';
 import { exposureSection, resultsTable, severityMark } from './result-table.js';
 
+/** A table row of a UDP port: `53/udp` and its service, then `cells`. */
+function udpPortRow(port: Port, ...cells: HTMLElement[]): HTMLTableRowElement {
+  return el('tr', '', { 'data-port': String(port.port) }, el('td', '', {}, udpPortName(port.port)), el('td', '', {}, port.service ?? 'unknown'), ...cells);
+}
+
 /** The UDP services that answered, or the sentence that none did. */
 export function udpAnsweredView(ports: readonly Port[], family: string): HTMLElement {
   if (ports.length === 0) return el('p', 'no-open', {}, noUdpAnswerWords(family));
   const rows = ports.map((port) =>
-    el(
-      'tr',
-      '',
-      { 'data-port': String(port.port) },
-      el('td', '', {}, udpPortName(port.port)),
-      el('td', '', {}, port.service ?? 'unknown'),
+    udpPortRow(
+      port,
       el('td', '', {}, port.state),
       el('td', '', {}, port.risk === undefined ? 'not rated' : severityMark(port.risk.severity)),
       el('td', '', {}, port.facts?.udp === undefined ? 'unknown' : factorWords(port.facts.udp.amplification)),
@@ -59,15 +60,6 @@ export function udpExposureView(ports: readonly Port[], family: string): HTMLEle
 /** The UDP ports that never answered, or the sentence that none stayed silent. */
 export function udpSilentView(ports: readonly Port[], family: string): HTMLElement {
   if (ports.length === 0) return el('p', '', {}, NO_UDP_SILENT);
-  const rows = ports.map((port) =>
-    el(
-      'tr',
-      '',
-      { 'data-port': String(port.port) },
-      el('td', '', {}, udpPortName(port.port)),
-      el('td', '', {}, port.service ?? 'unknown'),
-      el('td', '', {}, UDP_SILENT_WORDS),
-    ),
-  );
+  const rows = ports.map((port) => udpPortRow(port, el('td', '', {}, UDP_SILENT_WORDS)));
   return resultsTable(`UDP ports with no answer (${family})`, ['Port', 'Service', 'State'], rows);
 }
