@@ -8,13 +8,17 @@
 //      window as the API sees it (kill -9 to the first 200 of a GET that
 //      needs Redis, asked every 100 ms) and each deep scan's time
 //      (request to terminal event), every result checked exact;
-//   2. the cost of the durability wait (redisWait: WAIT for the replica
-//      after a scan start): fast phases through two API nodes that wait and
-//      two that do not, on the same Redis and scanner nodes, alternating,
+//   2. the cost of securing a scan start (redisWait: `replay`, the default,
+//      and `wait`, each against none): fast phases through two API nodes of
+//      each mode, on the same Redis and scanner nodes, in turn,
 //      under each of SHAPES (bench:load's fast phase, and a light load):
 //      the phase's time, every request's and the scan start's latency, and
-//      CPU per scan of the API nodes and the primary; and WAIT's own round
-//      trip.
+//      CPU per scan of the API nodes and the primary; then the goal's burst
+//      with a quarter of its callers through each mode's nodes at once (and
+//      a control group of nodes that secure nothing), so each meets the
+//      same moment's load: one phase after another, the figures move by
+//      more than the goal from round to round whatever the mode. The goal
+//      is judged side by side. Last, WAIT's own round trip.
 import { performance } from 'node:perf_hooks';
 
 import { Redis } from 'ioredis';
@@ -41,7 +45,7 @@ const WINDOW_GOAL_S = 10;
  * scan start's own few milliseconds show the wait's round trip most.
  */
 const SHAPES = [
-  { name: "bench:load's fast phase", callers: 1000, perSecond: 1000, rounds: 4, goal: true },
+  { name: "bench:load's fast phase", callers: 1000, perSecond: 1000, rounds: 6, goal: true },
   { name: 'light load', callers: 300, perSecond: 50, rounds: 4, goal: false },
 ] as const;
 type Shape = (typeof SHAPES)[number];
@@ -142,46 +146,71 @@ async function failoverRun(entry: CliEntry, quiet: object): Promise<{ without: n
   }
 }
 
-interface DurabilityRound {
-  waited: FastPhase;
-  unwaited: FastPhase;
-}
+/** The ways of securing a start (redisWait), each on API nodes of its own, against none. */
+const MODES = ['replay', 'wait', 'none'] as const;
+type Mode = (typeof MODES)[number];
+/** Side by side, a second group of nodes that secure nothing: its cost against `none` is the measure's own noise. */
+const GROUPS = [...MODES, 'control'] as const;
+type Group = (typeof GROUPS)[number];
+const MODE_CONFIG: Readonly<Record<Group, object>> = {
+  replay: {},
+  wait: { redisWait: { mode: 'wait' } },
+  none: { redisWait: { replicas: 0 } },
+  control: { redisWait: { replicas: 0 } },
+};
+const MODE_NAME: Readonly<Record<Mode, string>> = {
+  replay: '`replay` (the default: answered at once, held until the replica has it)',
+  wait: '`wait` (answered once the replica has it)',
+  none: '`redisWait.replicas 0`',
+};
 
-/** Two API nodes that wait for the replica and two that do not, over one Redis and two scanner nodes: alternating fast phases of each shape. */
-async function durabilityRounds(entry: CliEntry, quiet: object): Promise<{ byShape: DurabilityRound[][]; waitMs: number[] }> {
+type DurabilityRound = Record<Mode, FastPhase>;
+/** One phase of the goal's shape with a quarter of its callers through each group's nodes: each group's callers' latencies, and its API nodes' CPU per scan. */
+type SideBySideRound = Record<Group, FastPhase['byGroup'][string] & { cpuPerScan: number }>;
+const SIDE_BY_SIDE_ROUNDS = 10;
+
+/** Two API nodes of each mode over one Redis and two scanner nodes: fast phases of each shape through each mode in turn. */
+async function durabilityRounds(entry: CliEntry, quiet: object): Promise<{ byShape: DurabilityRound[][]; sideBySide: SideBySideRound[]; waitMs: number[] }> {
   const redis = await startSentinelRedis({ basePort: BASE_PORT });
   const primary = new Redis({ host: '127.0.0.1', port: BASE_PORT });
   const nodes: ServerProcess[] = [];
   try {
     const node = nodeStarter(redis.url, entry, quiet, nodes);
     await Promise.all([node('scanner', {}), node('scanner', {})]);
-    const waiting = [await node('api', {}), await node('api', {})];
-    const notWaiting = [await node('api', { redisWait: { replicas: 0 } }), await node('api', { redisWait: { replicas: 0 } })];
+    const groups = {} as Record<Group, ServerProcess[]>;
+    for (const group of GROUPS) groups[group] = [await node('api', MODE_CONFIG[group]), await node('api', MODE_CONFIG[group])];
     const portsOf = (group: ServerProcess[]) => group.map((n) => Number(new URL(n.url).port));
-    const samplers = new Map([...waiting, ...notWaiting].map((n) => [n, new ProcessSampler(n.child.pid!, 60_000)]));
+    const samplers = new Map(Object.values(groups).flatMap((group) => group.map((n) => [n, new ProcessSampler(n.child.pid!, 60_000)] as const)));
     const cpuNow = async () => ({
-      'waiting API nodes': waiting.reduce((sum, n) => sum + samplers.get(n)!.cpuSeconds(), 0),
-      'other API nodes': notWaiting.reduce((sum, n) => sum + samplers.get(n)!.cpuSeconds(), 0),
+      ...Object.fromEntries(GROUPS.map((group) => [group, groups[group].reduce((sum, n) => sum + samplers.get(n)!.cpuSeconds(), 0)])),
       Redis: (await readRedis(primary)).cpuSeconds,
     });
-    await runFastPhase(portsOf(waiting), 50, 30, 50, cpuNow); // warm-up, both kinds
-    await runFastPhase(portsOf(notWaiting), 50, 31, 50, cpuNow);
+    let block = 30;
+    // Warm-up, unmeasured: each mode's nodes through the goal's burst once (its code compiled as a server's that has served a while).
+    const burst = SHAPES.find((shape) => shape.goal)!;
+    for (const mode of MODES) await runFastPhase(portsOf(groups[mode]), burst.callers, block++, burst.perSecond, cpuNow);
     const byShape: DurabilityRound[][] = [];
-    let block = 32;
     for (const shape of SHAPES) {
       const rounds: DurabilityRound[] = [];
       for (let round = 0; round < shape.rounds; round++) {
-        const phase = (group: ServerProcess[]) => runFastPhase(portsOf(group), shape.callers, block++, shape.perSecond, cpuNow);
-        // Alternate which goes first, so neither always runs on a warmer (or busier) machine.
-        if (round % 2 === 0) {
-          const waited = await phase(waiting);
-          rounds.push({ waited, unwaited: await phase(notWaiting) });
-        } else {
-          const unwaited = await phase(notWaiting);
-          rounds.push({ waited: await phase(waiting), unwaited });
-        }
+        // Each round in another order, so no mode always runs on a warmer (or busier) machine.
+        const order = MODES.map((_, i) => MODES[(i + round) % MODES.length]!);
+        const phases = {} as DurabilityRound;
+        for (const mode of order) phases[mode] = await runFastPhase(portsOf(groups[mode]), shape.callers, block++, shape.perSecond, cpuNow);
+        rounds.push(phases);
       }
       byShape.push(rounds);
+    }
+    // The same burst with every group in it at once: caller i through group (i + round) mod 4, so each meets the same moment's load.
+    const sideBySide: SideBySideRound[] = [];
+    for (let round = 0; round < SIDE_BY_SIDE_ROUNDS; round++) {
+      const groupOf = (i: number): Group => GROUPS[(i + round) % GROUPS.length]!;
+      const phase = await runFastPhase((i) => portsOf(groups[groupOf(i)]), burst.callers, block++, burst.perSecond, cpuNow, groupOf);
+      const perGroup = burst.callers / GROUPS.length;
+      sideBySide.push(
+        Object.fromEntries(GROUPS.map((group) => [group, { ...phase.byGroup[group]!, cpuPerScan: phase.cpu[group]! / perGroup }])) as SideBySideRound,
+      );
+      if (phase.wrong.length > 0) throw new Error(`side by side: wrong results: ${phase.wrong.slice(0, 5).join('; ')}`);
     }
     // WAIT's own round trip: a write and WAIT 1, against the write alone.
     const waitMs: number[] = [];
@@ -192,7 +221,7 @@ async function durabilityRounds(entry: CliEntry, quiet: object): Promise<{ bySha
       waitMs.push(performance.now() - started);
     }
     await primary.del('selfscan:bench:wait');
-    return { byShape, waitMs };
+    return { byShape, sideBySide, waitMs };
   } finally {
     primary.disconnect();
     await killAll(nodes);
@@ -200,44 +229,84 @@ async function durabilityRounds(entry: CliEntry, quiet: object): Promise<{ bySha
   }
 }
 
-/** CPU seconds per scan of `group`'s API nodes and of Redis in `phase`. */
-function cpuPerScan(phase: FastPhase, group: string): number {
-  return (phase.cpu[group]! + phase.cpu.Redis!) / phase.callers;
+/** CPU seconds per scan of `mode`'s API nodes and of Redis in `phase`. */
+function cpuPerScan(phase: FastPhase, mode: Mode): number {
+  return (phase.cpu[mode]! + phase.cpu.Redis!) / phase.callers;
 }
 
-/** One shape's rounds as lines; whether its costs are within COST_GOAL; its wrong results. */
-function durabilityLines(shape: Shape, rounds: readonly DurabilityRound[]): { lines: string[]; met: boolean; wrong: string[] } {
-  const ratio = (of: (phase: FastPhase) => number): number[] => rounds.map((r) => of(r.waited) / of(r.unwaited));
-  const costs = {
-    'phase time': median(ratio((p) => p.seconds)) - 1,
-    'request p50': median(ratio((p) => p.latency.p50)) - 1,
-    'request p99': median(ratio((p) => p.latency.p99)) - 1,
-    'scan start p50': median(ratio((p) => p.startLatency.p50)) - 1,
-    'CPU per scan': median(rounds.map((r) => cpuPerScan(r.waited, 'waiting API nodes') / cpuPerScan(r.unwaited, 'other API nodes'))) - 1,
+/** What `mode` cost over `none` in a shape's rounds: the median of the rounds' ratios, less one, and the scan start's added p50 in ms. */
+function costsOf(rounds: readonly DurabilityRound[], mode: Exclude<Mode, 'none'>) {
+  const ratio = (of: (phase: FastPhase) => number): number => median(rounds.map((r) => of(r[mode]) / of(r.none))) - 1;
+  return {
+    costs: {
+      'phase time': ratio((p) => p.seconds),
+      'request p50': ratio((p) => p.latency.p50),
+      'request p99': ratio((p) => p.latency.p99),
+      'scan start p50': ratio((p) => p.startLatency.p50),
+      'CPU per scan': median(rounds.map((r) => cpuPerScan(r[mode], mode) / cpuPerScan(r.none, 'none'))) - 1,
+    },
+    startAddedMs: median(rounds.map((r) => r[mode].startLatency.p50 - r.none.startLatency.p50)),
   };
-  const judged = shape.goal ? (['phase time', 'request p50', 'request p99', 'CPU per scan'] as const) : [];
+}
+
+/** One shape's rounds, one mode after another, as lines; its wrong results. */
+function durabilityLines(shape: Shape, rounds: readonly DurabilityRound[]): { lines: string[]; wrong: string[] } {
+  const phaseText = (phase: FastPhase, mode: Mode) =>
+    `${mode} phase ${fmt(phase.seconds)} s, every request p50 ${fmt(phase.latency.p50)} / p99 ${fmt(phase.latency.p99)} ms, scan start p50 ${fmt(phase.startLatency.p50)} ms, API nodes + Redis CPU per scan ${fmt(cpuPerScan(phase, mode) * 1000)} ms`;
+  const costLine = (mode: Exclude<Mode, 'none'>) => {
+    const { costs, startAddedMs } = costsOf(rounds, mode);
+    const parts = Object.entries(costs).map(([what, cost]) => `${what} ${fmt(cost * 100, 1)} %`);
+    return `    - cost of ${mode}, the median of the rounds' ratios ${mode}/none: ${parts.join(', ')}; scan start p50 ${startAddedMs >= 0 ? '+' : ''}${fmt(startAddedMs, 2)} ms`;
+  };
   const lines = [
-    `  - ${shape.name}: ${shape.rounds} rounds of ${shape.callers} fast callers arriving at ${shape.perSecond}/s`,
+    `  - ${shape.name}: ${shape.rounds} rounds of ${shape.callers} fast callers arriving at ${shape.perSecond}/s, through each mode in turn`,
+    ...rounds.map((r, i) => `    - round ${i + 1}: ${MODES.map((mode) => phaseText(r[mode], mode)).join('; ')}`),
+    costLine('replay'),
+    costLine('wait'),
+  ];
+  return { lines, wrong: rounds.flatMap((r) => MODES.flatMap((mode) => r[mode].wrong)) };
+}
+
+/** The side-by-side rounds as lines; whether the default's costs are within COST_GOAL of none's. */
+function sideBySideLines(rounds: readonly SideBySideRound[]): { lines: string[]; met: boolean } {
+  type Of = (group: SideBySideRound[Group]) => number;
+  const measures: Record<string, Of> = {
+    'request p50': (g) => g.latency.p50,
+    'request p99': (g) => g.latency.p99,
+    'scan start p50': (g) => g.startLatency.p50,
+    'time to its last result': (g) => g.seconds,
+    'API nodes CPU per scan': (g) => g.cpuPerScan,
+  };
+  const cost = (group: Exclude<Group, 'none'>): Record<string, number> =>
+    Object.fromEntries(Object.entries(measures).map(([what, of]) => [what, median(rounds.map((r) => of(r[group]) / of(r.none))) - 1]));
+  const costLine = (group: Exclude<Group, 'none'>, label: string) =>
+    `    - ${label}, the median of the rounds' ratios ${group}/none: ${Object.entries(cost(group))
+      .map(([what, c]) => `${what} ${fmt(c * 100, 1)} %`)
+      .join(', ')}`;
+  const replay = cost('replay');
+  const judged = ['request p50', 'request p99', 'time to its last result', 'API nodes CPU per scan'];
+  const lines = [
+    `  - side by side, bench:load's fast phase: ${rounds.length} rounds of 1000 fast callers arriving at 1000/s, a quarter of them through each group's 2 API nodes (caller i through group (i + round) mod 4: replay, wait, none, and a control group that secures nothing either), so every group meets the same moment's load; CPU per scan is its API nodes' (Redis serves all four at once):`,
     ...rounds.map(
       (r, i) =>
-        `    - round ${i + 1}: phase ${fmt(r.waited.seconds)} against ${fmt(r.unwaited.seconds)} s; every request p50 ${fmt(r.waited.latency.p50)} against ${fmt(r.unwaited.latency.p50)} ms, p99 ${fmt(r.waited.latency.p99)} against ${fmt(r.unwaited.latency.p99)} ms; scan start (POST) p50 ${fmt(r.waited.startLatency.p50)} against ${fmt(r.unwaited.startLatency.p50)} ms; API nodes + Redis CPU per scan ${fmt(cpuPerScan(r.waited, 'waiting API nodes') * 1000)} against ${fmt(cpuPerScan(r.unwaited, 'other API nodes') * 1000)} ms`,
+        `    - round ${i + 1}: ${GROUPS.map((group) => `${group} every request p50 ${fmt(r[group].latency.p50)} / p99 ${fmt(r[group].latency.p99)} ms, scan start p50 ${fmt(r[group].startLatency.p50)} ms, last result at ${fmt(r[group].seconds)} s, ${fmt(r[group].cpuPerScan * 1000)} ms CPU per scan`).join('; ')}`,
     ),
-    `    - cost, the median of the rounds' ratios waited/unwaited: ${Object.entries(costs)
-      .map(([what, cost]) => `${what} ${fmt(cost * 100, 1)} %`)
-      .join(', ')}; scan start p50 +${fmt(median(rounds.map((r) => r.waited.startLatency.p50 - r.unwaited.startLatency.p50)), 2)} ms`,
+    costLine('replay', 'cost of replay'),
+    costLine('wait', 'cost of wait'),
+    costLine('control', "the measure's own noise (two groups that secure nothing)"),
   ];
-  return { lines, met: judged.every((what) => costs[what] <= COST_GOAL), wrong: rounds.flatMap((r) => [...r.waited.wrong, ...r.unwaited.wrong]) };
+  return { lines, met: judged.every((what) => replay[what]! <= COST_GOAL) };
 }
 
 /** Runs both measures; the lines for RESULTS.md, and whether every result was exact. */
 export async function failoverPart(entry: CliEntry, quiet: object): Promise<{ lines: string[]; exact: boolean }> {
   const runs = [];
   for (let run = 0; run < FAILOVER_RUNS; run++) runs.push(await failoverRun(entry, quiet));
-  const { byShape, waitMs } = await durabilityRounds(entry, quiet);
+  const { byShape, sideBySide, waitMs } = await durabilityRounds(entry, quiet);
   const windows = runs.map((r) => r.window);
   const wait = summarise(waitMs);
   const shapes = SHAPES.map((shape, i) => durabilityLines(shape, byShape[i]!));
-  const goalShape = shapes[SHAPES.findIndex((shape) => shape.goal)]!;
+  const together = sideBySideLines(sideBySide);
   const lines = [
     `Failover (issue 43): a primary, a replica and three Sentinels (quorum 2, \`down-after-milliseconds 2000\`), no persistence; 2 API nodes (chunkWindow ${API.chunkWindow}) and 2 scanner nodes (concurrency.deep ${SCANNER.concurrency.deep}) of the tsc build, given the redis+sentinel:// URL; all on this machine, shared with other work. ${FAILOVER_RUNS} runs, each on a fresh Redis and fresh nodes.`,
     '',
@@ -257,10 +326,11 @@ export async function failoverPart(entry: CliEntry, quiet: object): Promise<{ li
       2,
       ' s',
     )}`,
-    `- the durability wait (\`redisWait.replicas 1\`, WAIT after a scan start) against none (\`redisWait.replicas 0\`): fast phases through 2 API nodes of each kind, alternating, on one Redis with its replica:`,
+    `- securing a scan start (redisWait.replicas 1), each way against none: ${MODES.map((mode) => MODE_NAME[mode]).join(', ')}; fast phases through 2 API nodes of each mode, in turn, on one Redis with its replica:`,
     ...shapes.flatMap((shape) => shape.lines),
+    ...together.lines,
     `  - WAIT 1 after a write, on its own (${WAIT_SAMPLES} samples, loopback replica): p50 ${fmt(wait.p50, 3)} ms, p99 ${fmt(wait.p99, 3)} ms`,
-    `  - goal (cost ≤ ${COST_GOAL * 100} % on bench:load's fast phase: the phase's time, every request's p50 and p99, CPU per scan): ${goalShape.met ? 'met' : 'not met'}`,
+    `  - goal (the default's cost ≤ ${COST_GOAL * 100} % on bench:load's fast phase, side by side: every request's p50 and p99, the time to the last result, CPU per scan): ${together.met ? 'met' : 'not met'}`,
     ...shapes.flatMap((shape) => shape.wrong.slice(0, 5).map((why) => `  - wrong: ${why}`)),
   ];
   return { lines, exact: shapes.every((shape) => shape.wrong.length === 0) };

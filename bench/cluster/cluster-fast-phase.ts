@@ -26,6 +26,8 @@ export interface FastPhase {
   startLatency: LatencySummary;
   /** CPU used by each group from the first caller's start to the last result. */
   cpu: CpuTimes;
+  /** With groupOf: each group's callers' latencies, and its time to its last result. */
+  byGroup: Record<string, { latency: LatencySummary; startLatency: LatencySummary; seconds: number }>;
 }
 
 const POLL_MS = 200;
@@ -36,13 +38,17 @@ export function callerAddress(block: number, i: number): string {
   return `127.${block}.${Math.floor(i / 250)}.${1 + (i % 250)}`;
 }
 
-/** `apiPorts`: the API nodes' ports on 127.0.0.1. */
+/**
+ * `apiPorts`: the API nodes' ports on 127.0.0.1, or caller i's; `groupOf`:
+ * caller i's group, whose latencies are also summarised on their own.
+ */
 export async function runFastPhase(
-  apiPorts: readonly number[],
+  apiPorts: readonly number[] | ((i: number) => readonly number[]),
   callers: number,
   block: number,
   arrivalPerSecond: number,
   cpuNow: () => Promise<CpuTimes>,
+  groupOf: (i: number) => string = () => 'all',
 ): Promise<FastPhase> {
   const targets: Target[] = Array.from({ length: callers }, (_, i) => ({ address: callerAddress(block, i), scanType: 'fast' }));
   const listeners = await startTruthListeners(targets);
@@ -50,16 +56,21 @@ export async function runFastPhase(
   const latencies: number[] = [];
   const startLatencies: number[] = [];
   const wrong: string[] = [];
+  const groups = new Map<string, { latencies: number[]; startLatencies: number[]; lastAt: number }>();
 
   /** One caller: POST, then GET polls on alternating nodes until the scan ends; a wrong result is noted. */
   const follow = async (target: Target, i: number): Promise<void> => {
-    const connections = apiPorts.map((port) => new CallerConnection(port, target.address));
+    const connections = (typeof apiPorts === 'function' ? apiPorts(i) : apiPorts).map((port) => new CallerConnection(port, target.address));
+    const name = groupOf(i);
+    if (!groups.has(name)) groups.set(name, { latencies: [], startLatencies: [], lastAt: 0 });
+    const group = groups.get(name)!;
     const request = async (n: number, method: string): Promise<HttpResponse> => {
       const started = performance.now();
       const response = await connections[n % connections.length]!.request(method, '/v1/fast', { timeoutMs: CALLER_TIMEOUT_MS });
       const ms = performance.now() - started;
-      latencies.push(ms);
-      if (method === 'POST') startLatencies.push(ms);
+      for (const into of [latencies, group.latencies]) into.push(ms);
+      if (method === 'POST') for (const into of [startLatencies, group.startLatencies]) into.push(ms);
+      group.lastAt = performance.now();
       return response;
     };
     try {
@@ -105,5 +116,11 @@ export async function runFastPhase(
     latency: summarise(latencies),
     startLatency: summarise(startLatencies),
     cpu,
+    byGroup: Object.fromEntries(
+      [...groups].map(([name, group]) => [
+        name,
+        { latency: summarise(group.latencies), startLatency: summarise(group.startLatencies), seconds: (group.lastAt - started) / 1000 },
+      ]),
+    ),
   };
 }

@@ -224,7 +224,7 @@ async function main(): Promise<void> {
 
 async function failover(): Promise<void> {
   const { lines, exact } = await failoverPart(BUILT, QUIET);
-  recordSection('cluster-failover', 'Cluster: a Redis failover, and what the durability wait costs (npm run bench:cluster)', lines);
+  recordSection('cluster-failover', 'Cluster: a Redis failover, and what securing a scan start costs (npm run bench:cluster)', lines);
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!exact) process.exitCode = 1;
 }

@@ -179,10 +179,15 @@ export const configSchema = z.strictObject({
     .strictObject({
       replicas: setting(z.number().int().min(0).default(1), {
         description:
-          'with --redis: a scan start (and a webhook registration) is answered once this many replicas hold it (`WAIT`), so a failover cannot lose it; 0: answer at once; never more than the primary has connected, none for a lone primary',
+          'with --redis: a scan start (and a webhook registration) is kept through a failover once this many replicas hold it (`WAIT`); 0: not kept; never more than the primary has connected, none for a lone primary',
+      }),
+      mode: setting(z.enum(['replay', 'wait']).default('replay'), {
+        description:
+          'with --redis: `replay` answers at once and holds the start until the replicas have it, writing it again to a new primary if a failover came first (lost only if this node dies in those moments too); `wait` answers only once the replicas have it',
       }),
       timeoutMs: setting(z.number().int().min(1).default(500), {
-        description: 'with --redis: the longest that wait lasts; past it the answer goes out anyway and the log says `redis_unreplicated`',
+        description:
+          'with --redis: the longest one `WAIT` lasts; past it `wait` answers anyway and `replay` writes the start again and waits anew (for up to a minute); the log says `redis_unreplicated` for a start given up on',
       }),
     })
     .prefault({}),

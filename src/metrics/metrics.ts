@@ -110,6 +110,16 @@ export class Metrics {
     'Reconnections that found a different primary than before (the Sentinels promoted a replica)',
     [],
   );
+  private readonly redisReplayed = this.counter(
+    'selfscan_redis_replayed_total',
+    'Scan starts and webhook registrations written again because no replica had acknowledged them (redisWait.mode replay), by what the write found',
+    ['outcome'],
+  );
+  private readonly redisUnreplicated = this.counter(
+    'selfscan_redis_unreplicated_total',
+    'Scan starts and webhook registrations no replica acknowledged in time: answered anyway (redisWait.mode wait) or given up on after a minute (replay)',
+    [],
+  );
   /** The probe engine of this node's scanner (watchEngine), for the probe counts. */
   private engine = 'none';
   /** The request histogram's series by route, method and status: each label set looked up, not hashed, per request. */
@@ -197,6 +207,16 @@ export class Metrics {
   redisReconnected(failover: boolean): void {
     this.redisReconnections.inc();
     if (failover) this.redisFailovers.inc();
+  }
+
+  /** A held write written again (`outcome`: what it found, e.g. kept, restored). */
+  redisReplay(outcome: string): void {
+    this.redisReplayed.inc({ outcome });
+  }
+
+  /** A write no replica acknowledged in time. */
+  redisUnreplicatedWrite(): void {
+    this.redisUnreplicated.inc();
   }
 
   /**

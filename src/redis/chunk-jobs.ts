@@ -14,7 +14,6 @@ import { SCAN_PROFILES, type ScanType } from '../api/scan-type.js';
 import type { ScanRecord } from '../model/scan-record.js';
 import type { LearnedTiming } from '../native/scan-request.js';
 import { chunkQueueName, FINISH_QUEUE, QUEUE_PREFIX } from './redis-keys.js';
-import type { ReplicaWait } from './replica-wait.js';
 
 export interface ChunkJob {
   scanId: string;
@@ -77,11 +76,7 @@ export class ChunkDispatch {
   private readonly queues = new Map<string, Queue>();
   private readonly finishQueue: Queue;
 
-  /** `durable`: waits for the replicas once a scan's first chunks (and, before them, its record) are written. */
-  constructor(
-    private readonly connection: () => Redis,
-    private readonly durable?: ReplicaWait,
-  ) {
+  constructor(private readonly connection: () => Redis) {
     this.finishQueue = new Queue(FINISH_QUEUE, { connection: connection(), prefix: QUEUE_PREFIX });
   }
 
@@ -98,7 +93,6 @@ export class ChunkDispatch {
         return this.queue(region).addBulk(jobs.map((data) => ({ name: 'chunk', data, opts: this.chunkOptions(data) })));
       }),
     );
-    await this.durable?.after(`scan ${scanId} started`);
   }
 
   /** Queues the job `window` places after `done`, if the scan has one, with the timing `done` learned. */

@@ -2,13 +2,17 @@
 // its first chunk jobs queued there (chunk-jobs.ts) with its deadline. The
 // lines of the regions are BullMQ's: an API node does not know a scan's
 // place in them, so it says 0 and estimates as if the scan ran alone.
+// Once the start's record and first jobs are written, they are secured
+// against a failover (replica-wait.ts): written again if need be.
 
 import type { RegionsAsked } from '../api/regions-asked.js';
 import type { ScanType } from '../api/scan-type.js';
 import type { ScanPlace, ScanRecord } from '../model/scan-record.js';
 import type { ScanWork } from '../scan/scan-work.js';
 import type { ChunkDispatch } from './chunk-jobs.js';
+import type { RedisScanStarts } from './redis-scan-starts.js';
 import { orUnavailable } from './redis-unavailable.js';
+import type { ReplicaWait } from './replica-wait.js';
 import type { ScannerRegions } from './scanner-registry.js';
 
 export interface ChunkWorkOptions {
@@ -17,6 +21,9 @@ export interface ChunkWorkOptions {
   /** Chunks of one scan in flight at once, cluster-wide. */
   window: number;
   budgetMs: Readonly<Record<ScanType, number>>;
+  /** Secures each start; `starts` writes a start's record again. */
+  durable?: ReplicaWait;
+  starts: RedisScanStarts;
 }
 
 export class ChunkWork implements ScanWork {
@@ -34,8 +41,20 @@ export class ChunkWork implements ScanWork {
   }
 
   dispatch(record: ScanRecord): Promise<void> {
-    const { dispatch, window, budgetMs } = this.options;
-    return orUnavailable(dispatch.first(record, window, record.queuedAt + budgetMs[record.scanType]));
+    const { dispatch, window, budgetMs, durable, starts } = this.options;
+    const first = () => dispatch.first(record, window, record.queuedAt + budgetMs[record.scanType]);
+    const replay = async () => {
+      const outcome = await starts.restore(record);
+      // The jobs may be lost with the record or after it; their fixed ids make queueing a surviving one a no-op.
+      if (outcome !== 'superseded') await first();
+      return outcome;
+    };
+    return orUnavailable(
+      (async () => {
+        await first();
+        await durable?.secure(`scan ${record.id} started`, replay);
+      })(),
+    );
   }
 
   position(): number {

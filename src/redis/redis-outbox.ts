@@ -27,7 +27,7 @@ export interface RedisOutboxOptions {
   logger: Logger;
   /** Also send deliveries from this process (API nodes do). */
   work: boolean;
-  /** Waits for the replicas after a registration, before the POST that made it is answered. */
+  /** Secures each registration against a failover (written again if need be). */
   durable?: ReplicaWait;
 }
 
@@ -60,11 +60,16 @@ export class RedisOutbox implements Outbox {
   }
 
   /** The field is the delivery id, its value what the key does not say (the format nodes of earlier versions wrote too). */
-  async register({ id, scanId, url, ip, scanType, regionsAsked }: Registration): Promise<void> {
+  async register({ id, scanId, url, ip, scanType, regionsAsked }: Registration, rewritten?: () => Promise<void>): Promise<void> {
     const key = hooksKey(scanId);
     const value: StoredRegistration = { url, ip, scanType, regionsAsked };
-    await this.options.redis.multi().hset(key, id, JSON.stringify(value)).expire(key, KEEP_SECONDS).exec();
-    await this.options.durable?.after(`webhook ${id} registered`);
+    const write = () => this.options.redis.multi().hset(key, id, JSON.stringify(value)).expire(key, KEEP_SECONDS).exec();
+    await write();
+    await this.options.durable?.secure(`webhook ${id} registered`, async () => {
+      await write();
+      await rewritten?.();
+      return 'written';
+    });
   }
 
   async registrations(scanId: string): Promise<Registration[]> {

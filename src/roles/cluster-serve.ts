@@ -13,6 +13,7 @@ import { VERSION } from '../api/version.js';
 import { type Config, scanBudgetsMs } from '../config/config.js';
 import { parseRedisUrl } from '../config/redis-url.js';
 import { createHealthApp } from '../http/health.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { countCommands } from '../metrics/redis-command-metrics.js';
 import { type Clock, systemClock } from '../model/clock.js';
 import { ChunkDispatch } from '../redis/chunk-jobs.js';
@@ -85,9 +86,9 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
   // BullMQ's connections retry on their own; the command connection's watcher logs an outage once, not once per retry and connection.
   const bullmq = () => connect(quiet(bullmqConnection(url)));
   const progress = new RedisScanProgress(redis);
-  // A scan start and a webhook registration are answered once the replicas hold them (a failover cannot lose them): API nodes only, as only they answer them.
-  const durable = serveApi ? new ReplicaWait(connect(quiet(commandConnection(url))), config.redisWait, logger) : undefined;
-  const dispatch = new ChunkDispatch(bullmq, durable);
+  // A scan start and a webhook registration are secured against a failover (redisWait): API nodes only, as only they answer them.
+  const durable = serveApi ? await openReplicaWait(connect(quiet(commandConnection(url))), url, config, metrics, logger) : undefined;
+  const dispatch = new ChunkDispatch(bullmq);
   const budgetMs = scanBudgetsMs(config);
   const closers: (() => Promise<void> | void)[] = [];
   // One resolver for the scanner side's facts stage and the API side's finish jobs.
@@ -130,8 +131,9 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     const finisher = new ScanFinisher({ ends: progress, store, webhooks, exposure, clock, logger, metrics });
     const finishWorker = new FinishJobs({ progress, finisher, lookupPtr }).work(bullmq());
     const regions = new ScannerRegions(redis, role === 'all' ? [scannerRegion] : regionList);
-    const book = new RedisScanBook(new RedisScanStarts(redis), progress, watchers);
-    const work = new ChunkWork({ regions, dispatch, window: config.chunkWindow, budgetMs });
+    const starts = new RedisScanStarts(redis);
+    const book = new RedisScanBook(starts, progress, watchers);
+    const work = new ChunkWork({ regions, dispatch, window: config.chunkWindow, budgetMs, durable, starts });
     const scans = new ScanLifecycle({ book, work, clock, logger, metrics });
     const stopSweep = startClusterSweep({ store, progress, dispatch, window: config.chunkWindow, budgetMs, clock, logger });
     const stopExpiry = startExpirySweep({ results: store, fingerprints }, clock, logger);
@@ -212,4 +214,10 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
 function quiet(redis: Redis): Redis {
   redis.on('error', () => {});
   return redis;
+}
+
+/** The durability wait on a connection of its own, once that reaches the primary. */
+async function openReplicaWait(connection: Redis, url: string, config: Config, metrics: Metrics, logger: Logger): Promise<ReplicaWait> {
+  await primaryReady(connection, url, logger);
+  return ReplicaWait.open(connection, config.redisWait, metrics, logger);
 }

@@ -19,8 +19,13 @@ export interface Registration {
 }
 
 export interface Outbox {
-  /** Keeps `registration` until its delivery is due. Durable when it resolves. */
-  register(registration: Registration): Promise<void>;
+  /**
+   * Keeps `registration` until its delivery is due. Durable when it
+   * resolves, or, where the store secures it later (a cluster's replay:
+   * replica-wait.ts), written again if need be, `rewritten` called after:
+   * the scan may have ended in between.
+   */
+  register(registration: Registration, rewritten?: () => Promise<void>): Promise<void>;
   /** The registrations of scan `scanId` (some may be due already: due() leaves those as they are). */
   registrations(scanId: string): Promise<Registration[]>;
   /**

@@ -49,7 +49,7 @@ export class WebhookService implements Webhooks {
   /** Owes `url` a notification when scan `scanId` of (ip, scanType[, regions asked]) ends. Durable when it resolves. */
   async register(scanId: string, ip: string, scanType: ScanType, url: string, regionsAsked?: string): Promise<void> {
     const registration: Registration = { id: randomUUID(), scanId, ip, scanType, url, ...(regionsAsked === undefined ? {} : { regionsAsked }) };
-    await this.options.outbox.register(registration);
+    await this.options.outbox.register(registration, () => this.dueIfEnded(registration));
     this.options.logger.info({ event: 'webhook_registered', delivery: registration.id, scanId, ip, scanType, url }, 'webhook registered');
     await this.dueIfEnded(registration); // the scan may have ended while it was being kept
   }

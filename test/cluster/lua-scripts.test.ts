@@ -26,8 +26,8 @@ function definedFiles(): Map<string, number> {
   return defined;
 }
 
-/** Where each scan script names the scan state's hash: KEYS[1] of the progress scripts, KEYS[4] of the start, a prefix and the id in scan-current. */
-const STATE_KEY: Readonly<Record<string, string>> = { 'scan-start.lua': 'KEYS[4]', 'scan-current-2.lua': 'ARGV[1] .. id' };
+/** Where each scan script names the scan state's hash: KEYS[1] of the progress scripts, KEYS[4] of the start and the restore, a prefix and the id in scan-current. */
+const STATE_KEY: Readonly<Record<string, string>> = { 'scan-start.lua': 'KEYS[4]', 'scan-restore-4.lua': 'KEYS[4]', 'scan-current-2.lua': 'ARGV[1] .. id' };
 
 /** The fields script `file` names in its hash commands on the scan state (HSET: every other argument; HINCRBY, HSETNX, HGET: the first; HMGET: all). */
 function stateFields(file: string): string[] {

@@ -1,35 +1,45 @@
 // kill -9 of the Redis primary right after a 200 to a scan start (issue
 // 43, case d). Replication is asynchronous: to make the replica's lag
-// real, it replicates through a link that holds every byte 200 ms each way
+// real, it replicates through a link that holds every byte 400 ms each way
 // (test/helpers/lagging-link.ts) and drops what it holds when the primary
-// dies. The API node that waits for the replica (redisWait, the default)
-// answers the start only once the replica holds it: after the failover the
-// scan completes, exact, on the promoted replica. A second API node told
-// not to wait (redisWait.replicas 0) answers its start at once, and the
-// same kill loses that scan: that is what the wait buys, and it shows the
-// lag of this test is real.
+// dies. Three API nodes, one per way of securing a start (redisWait):
+// - `wait` answers the start only once the replica holds it: after the
+//   failover the scan completes, exact, on the promoted replica;
+// - `replay` (the default) answers at once and holds the start: the kill
+//   comes before the replica has it, so the node writes it again on the
+//   promoted replica (its /metrics counts a `restored` replay) and the scan
+//   completes, exact; the webhook registered with it, held and written
+//   again too, is delivered;
+// - `replicas 0` answers at once and secures nothing: the same kill loses
+//   that scan, which shows the lag of this test is real.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { FAST_PORTS } from '../../src/api/scan-ports.js';
 import { killAll, startNode } from '../../support/cluster-nodes.js';
 import { listeningPorts } from '../../support/listening-ports.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
+import { parseSamples, sampleValue } from '../../support/prometheus-text.js';
 import { type SentinelRedis, startSentinelRedis } from '../../support/redis-sentinels.js';
 import type { ServerProcess } from '../../support/server-process.js';
+import { type Receiver, startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
 import { startLaggingLink } from '../helpers/lagging-link.js';
 import { scanEnd } from '../helpers/scan-end.js';
 
 const BASE_PORT = 27400;
 const LINK_PORT = BASE_PORT + 5;
-const LAG_MS = 200;
+const LAG_MS = 400;
 const OPEN_PORTS = [20131, 40232, 65011];
 const WAITED = '127.0.0.72';
 const UNWAITED = '127.0.0.73';
+const REPLAYED = '127.0.0.74';
 
 let redis: SentinelRedis;
 let listeners: Listeners;
 let waiting: ServerProcess;
 let notWaiting: ServerProcess;
+let replaying: ServerProcess;
+let hooks: Receiver;
 let scanner: ServerProcess;
 
 beforeAll(async () => {
@@ -40,24 +50,33 @@ beforeAll(async () => {
     sentinelLines: ['sentinel failover-timeout selfscan 300000'],
   });
   listeners = await listenOn(WAITED, OPEN_PORTS);
-  const api = { trustProxy: ['127.0.0.1/32'] };
-  [scanner, waiting, notWaiting] = await Promise.all([
+  hooks = await startReceiver();
+  const api = { trustProxy: ['127.0.0.1/32'], allowPrivateCallbacks: true };
+  [scanner, waiting, notWaiting, replaying] = await Promise.all([
     startNode(redis.url, { role: 'scanner', region: 'NL' }),
-    startNode(redis.url, { role: 'api', region: 'NL', config: { ...api, redisWait: { replicas: 1, timeoutMs: 5000 } } }),
+    startNode(redis.url, { role: 'api', region: 'NL', config: { ...api, redisWait: { replicas: 1, mode: 'wait', timeoutMs: 2000 } } }),
     startNode(redis.url, { role: 'api', region: 'NL', config: { ...api, redisWait: { replicas: 0 } } }),
+    startNode(redis.url, { role: 'api', region: 'NL', config: api }),
   ]);
 }, 60_000);
 
 afterAll(async () => {
-  await killAll([scanner, waiting, notWaiting].filter((node) => node !== undefined));
+  await killAll([scanner, waiting, notWaiting, replaying].filter((node) => node !== undefined));
   await listeners?.close();
+  await hooks?.close();
   await redis?.close();
 });
 
 const as = (caller: string) => ({ 'X-Forwarded-For': caller });
 
+/** `node`'s count of held starts it wrote again on the primary and found lost (`restored`). */
+async function restoredReplays(node: ServerProcess): Promise<number> {
+  const samples = parseSamples(await (await fetch(`${node.url}/metrics`)).text());
+  return sampleValue(samples, 'selfscan_redis_replayed_total', { outcome: 'restored' });
+}
+
 describe('kill -9 of the primary right after a 200 to a scan start', () => {
-  it('a start answered after WAIT completes exact on the new primary; one answered without it is lost', async () => {
+  it('a start answered after WAIT, and one held and written again, complete exact on the new primary; one not secured is lost', async () => {
     const [first, replica] = redis.servers;
     const truth = listeningPorts(WAITED);
     expect(truth).toEqual(expect.arrayContaining(OPEN_PORTS));
@@ -70,9 +89,15 @@ describe('kill -9 of the primary right after a 200 to a scan start', () => {
     // The replica's acknowledgement crossed the link both ways.
     expect(waitedMs).toBeGreaterThanOrEqual(2 * LAG_MS);
 
+    const replayedAt = Date.now();
+    const replayed = await fetch(`${replaying.url}/v1/fast`, { method: 'POST', headers: { ...as(REPLAYED), 'X-Callback-Url': hooks.url('/hook') } });
+    const replayedMs = Date.now() - replayedAt;
+    expect(replayed.status).toBe(200);
     const unwaited = await fetch(`${notWaiting.url}/v1/fast`, { method: 'POST', headers: as(UNWAITED) });
     expect(unwaited.status).toBe(200);
     await redis.kill(first!.port);
+    // Answered without waiting for the replica: killed within one crossing of the link, which then dropped the start.
+    expect(Date.now() - replayedAt, `the replay node answered in ${replayedMs} ms`).toBeLessThan(LAG_MS);
 
     await eventually(async () => (await redis.primary()) === `127.0.0.1:${replica!.port}`, 30_000, 'the replica promoted');
     // Until it ends, every answer about the waited scan is a 503 of the window or the scan in flight: never `none`.
@@ -81,6 +106,16 @@ describe('kill -9 of the primary right after a 200 to a scan start', () => {
     expect(result).toMatchObject({ status: 'complete' });
     expect((result.ports_open as { port: number }[]).map((p) => p.port)).toEqual(truth);
     expect(result.ports_filtered).toEqual([]);
+
+    // The held start was lost with the primary, written again on the promoted replica, and ran there.
+    const held = await scanEnd(`${replaying.url}/v1/fast`, as(REPLAYED), 'the held scan ended');
+    expect([...held.seen].filter((status) => !['queued', 'running', 'complete'].includes(status))).toEqual([]);
+    expect(held.result).toMatchObject({ status: 'complete', ports_filtered: [] });
+    const heldOpen = (held.result.ports_open as { port: number }[]).map((p) => p.port);
+    expect(heldOpen).toEqual(listeningPorts(REPLAYED).filter((port) => FAST_PORTS.includes(port)));
+    expect(await restoredReplays(replaying)).toBe(1);
+    const [hook] = await hooks.waitFor('/hook', 1, 30_000);
+    expect(JSON.parse(hook!.body)).toMatchObject({ event: 'scan.complete', result: { ip: REPLAYED, status: 'complete' } });
 
     // The start nobody waited for was still on the link when the primary died.
     const lost = (await (await fetch(`${notWaiting.url}/v1/fast`, { headers: as(UNWAITED) })).json()) as Record<string, unknown>;

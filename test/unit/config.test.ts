@@ -63,6 +63,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
   region: ['NL,FR', 'NL,FR'],
   chunkWindow: ['8', 8],
   'redisWait.replicas': ['2', 2],
+  'redisWait.mode': ['wait', 'wait'],
   'redisWait.timeoutMs': ['250', 250],
   'page.ipv4Origin': ['https://ipv4.scan.example', 'https://ipv4.scan.example'],
   'page.ipv6Origin': ['https://ipv6.scan.example:8443', 'https://ipv6.scan.example:8443'],

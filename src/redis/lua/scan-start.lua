@@ -3,7 +3,7 @@
 -- keys. ARGV: scan id, record JSON, region, chunks in all, queued at (ms),
 -- scan state lifetime (ms), then window ms and max of each limit. Replies
 -- `joined` and the scan id in flight, or `refused`/`started` and the GCRA
--- now/before list. The scan's state starts at event 1 (scan:queued).
+-- now/before list.
 --- @include "gcra"
 local current = redis.call('GET', KEYS[1])
 if current then return { 'joined', current } end
@@ -14,10 +14,6 @@ if not check.allowed then
   return reply
 end
 gcra_commit(check)
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('SADD', KEYS[3], KEYS[2])
-redis.call('HSET', KEYS[4], 'region', ARGV[3], 'total', ARGV[4], 'queuedAt', ARGV[5], 'status', 'queued', 'done', 0, 'seq', 1)
-redis.call('PEXPIRE', KEYS[4], ARGV[6])
+--- @include "scan-record"
 table.insert(reply, 1, 'started')
 return reply
