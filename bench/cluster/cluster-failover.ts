@@ -229,6 +229,12 @@ async function durabilityRounds(entry: CliEntry, quiet: object): Promise<{ bySha
   }
 }
 
+/** Costs as `what N.N %`, joined. */
+const costWords = (costs: Record<string, number>): string =>
+  Object.entries(costs)
+    .map(([what, cost]) => `${what} ${fmt(cost * 100, 1)} %`)
+    .join(', ');
+
 /** CPU seconds per scan of `mode`'s API nodes and of Redis in `phase`. */
 function cpuPerScan(phase: FastPhase, mode: Mode): number {
   return (phase.cpu[mode]! + phase.cpu.Redis!) / phase.callers;
@@ -255,8 +261,7 @@ function durabilityLines(shape: Shape, rounds: readonly DurabilityRound[]): { li
     `${mode} phase ${fmt(phase.seconds)} s, every request p50 ${fmt(phase.latency.p50)} / p99 ${fmt(phase.latency.p99)} ms, scan start p50 ${fmt(phase.startLatency.p50)} ms, API nodes + Redis CPU per scan ${fmt(cpuPerScan(phase, mode) * 1000)} ms`;
   const costLine = (mode: Exclude<Mode, 'none'>) => {
     const { costs, startAddedMs } = costsOf(rounds, mode);
-    const parts = Object.entries(costs).map(([what, cost]) => `${what} ${fmt(cost * 100, 1)} %`);
-    return `    - cost of ${mode}, the median of the rounds' ratios ${mode}/none: ${parts.join(', ')}; scan start p50 ${startAddedMs >= 0 ? '+' : ''}${fmt(startAddedMs, 2)} ms`;
+    return `    - cost of ${mode}, the median of the rounds' ratios ${mode}/none: ${costWords(costs)}; scan start p50 ${startAddedMs >= 0 ? '+' : ''}${fmt(startAddedMs, 2)} ms`;
   };
   const lines = [
     `  - ${shape.name}: ${shape.rounds} rounds of ${shape.callers} fast callers arriving at ${shape.perSecond}/s, through each mode in turn`,
@@ -280,9 +285,7 @@ function sideBySideLines(rounds: readonly SideBySideRound[]): { lines: string[];
   const cost = (group: Exclude<Group, 'none'>): Record<string, number> =>
     Object.fromEntries(Object.entries(measures).map(([what, of]) => [what, median(rounds.map((r) => of(r[group]) / of(r.none))) - 1]));
   const costLine = (group: Exclude<Group, 'none'>, label: string) =>
-    `    - ${label}, the median of the rounds' ratios ${group}/none: ${Object.entries(cost(group))
-      .map(([what, c]) => `${what} ${fmt(c * 100, 1)} %`)
-      .join(', ')}`;
+    `    - ${label}, the median of the rounds' ratios ${group}/none: ${costWords(cost(group))}`;
   const replay = cost('replay');
   const judged = ['request p50', 'request p99', 'time to its last result', 'API nodes CPU per scan'];
   const lines = [
