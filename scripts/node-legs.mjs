@@ -63,7 +63,7 @@ export function runLeg({ major, projects }) {
     node = nodeRuntime(major);
   } catch (err) {
     console.error(`\ntest: ${name} did not run: no Node ${major}: ${err.message}`);
-    return { name, ran: false, passed: 0, failed: 0, skipped: 0, ok: false, status: null, seconds: 0 };
+    return { name, ran: false, passed: 0, failed: 0, skipped: 0, ok: false, status: null, seconds: 0, failures: [] };
   }
   console.log(`\ntest: ${name}: ${node}`);
   const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };

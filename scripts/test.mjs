@@ -169,8 +169,10 @@ const mainName = `node ${process.versions.node.split('.')[0]} (${projects.length
 const runs = [{ name: mainName, ...main }, ...legs.map(runLeg)];
 
 console.log('');
-for (const { name, passed, failed, skipped, seconds, ok } of runs) {
+for (const { name, passed, failed, skipped, seconds, ok, failures } of runs) {
   console.log(`test: ${name}: ${passed} passed, ${failed} failed, ${skipped} skipped in ${Math.round(seconds)} s${ok ? '' : ' (NOT OK)'}`);
+  // Named here as well as in vitest's report, so the end of a long log says which.
+  for (const failure of failures) console.log(`  failed: ${failure}`);
 }
 const sum = (key) => runs.reduce((total, run) => total + run[key], 0);
 console.log(`\ntests: ${sum('passed') + native.passed} passed, ${sum('failed') + native.failed} failed, ${sum('skipped')} skipped`);

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const vitestPackage = require.resolve('vitest/package.json');
@@ -20,6 +20,7 @@ const VITEST = join(dirname(vitestPackage), require(vitestPackage).bin.vitest);
  * @property {boolean} ok vitest exited 0, no test failed and at least one ran
  * @property {number|string|null} status vitest's exit status or signal
  * @property {number} seconds wall time of the run
+ * @property {string[]} failures "file > test" of each failed test
  */
 
 /**
@@ -36,7 +37,7 @@ export function runVitest(args, { resultsFile, node = process.execPath, env = pr
   });
   const seconds = (Date.now() - started) / 1000;
   const status = run.status ?? run.signal;
-  if (!existsSync(resultsFile)) return { ran: false, passed: 0, failed: 0, skipped: 0, ok: false, status, seconds };
+  if (!existsSync(resultsFile)) return { ran: false, passed: 0, failed: 0, skipped: 0, ok: false, status, seconds, failures: [] };
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   return {
     ran: true,
@@ -46,5 +47,18 @@ export function runVitest(args, { resultsFile, node = process.execPath, env = pr
     ok: run.status === 0 && results.numFailedTests === 0 && results.numTotalTests > 0,
     status,
     seconds,
+    failures: failedTests(results),
   };
+}
+
+/**
+ * The failed tests of vitest's JSON results, named "file > test", and each
+ * file that failed without a failed test (it did not load, or a hook threw).
+ */
+export function failedTests(results, root = process.cwd()) {
+  return results.testResults.flatMap((file) => {
+    const name = relative(root, file.name);
+    const tests = file.assertionResults.filter((test) => test.status === 'failed').map((test) => `${name} > ${test.fullName}`);
+    return tests.length === 0 && file.status === 'failed' ? [`${name} (${file.message || 'failed'})`] : tests;
+  });
 }
