@@ -43,6 +43,7 @@
       "conditions": [
         ["OS=='linux'", {
           "sources": [
+            "native/core/link_hop_linux.cc",
             "native/core/poller_epoll.cc",
             "native/core/syn_transport_linux.cc",
             "native/compat/glibc_floor.cc"

@@ -27,6 +27,12 @@ export function medianMs(attempts: readonly Attempt[]): number {
   return done.length === 0 ? Number.NaN : median(done.map((r) => r.ms));
 }
 
+/** Median time of the scan call alone (a run's innerMs) over the runs that report one (NaN if none). */
+export function medianInnerMs(attempts: readonly Attempt[]): number {
+  const inner = attempts.filter(isRun).flatMap((r) => (r.innerMs === undefined ? [] : [r.innerMs]));
+  return inner.length === 0 ? Number.NaN : median(inner);
+}
+
 /** True when every run finished with no wrong state. */
 export function allExact(attempts: readonly Attempt[]): boolean {
   return attempts.length > 0 && attempts.every((a) => isRun(a) && a.wrong === 0);
@@ -38,8 +44,8 @@ export function describeRuns(attempts: readonly Attempt[]): string {
   const parts: string[] = [];
   if (done.length > 0) {
     parts.push(`median ${seconds(medianMs(attempts))} (runs ${done.map((r) => (r.ms / 1000).toFixed(2)).join(', ')} s)`);
-    const inner = done.flatMap((r) => (r.innerMs === undefined ? [] : [r.innerMs]));
-    if (inner.length > 0) parts.push(`the scan call alone median ${seconds(median(inner))}`);
+    const inner = medianInnerMs(attempts);
+    if (!Number.isNaN(inner)) parts.push(`the scan call alone median ${seconds(inner)}`);
     const wrong = `wrong states ${done.map((r) => count(r.wrong)).join(', ')}`;
     const example = done.find((r) => r.wrong > 0)?.examples.join(', ');
     parts.push(example === undefined ? wrong : `${wrong} (e.g. ${example})`);

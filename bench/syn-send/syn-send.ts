@@ -16,38 +16,26 @@
 // on, TSO and GSO off, /sys/class/net/DEV/threaded = 1): the host's work
 // leaves the sender's syscalls for kernel threads, beside it on the cores.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 import { createNetnsHost, requireTools } from '../../support/netns-host.js';
 import { median } from '../lib/machine.js';
 import { recordSection } from '../lib/results-file.js';
-import { runTimed } from '../lib/timed-child.js';
 import { count } from '../scanner/scanner-figures.js';
+import { bareSenderTo, type SendWay, type Sent } from './bare-sender.js';
 
-const SOURCE = fileURLToPath(new URL('./syn-send.c', import.meta.url));
-const BINARY = fileURLToPath(new URL('../../build/bench/syn-send', import.meta.url));
 const RUNS = 5;
-const METHODS = {
+const METHODS: Record<SendWay, { short: string; long: string }> = {
   raw: { short: '(a)', long: '(a) IPPROTO_RAW + sendmmsg (the engine)' },
   packet: { short: '(b)', long: '(b) AF_PACKET + sendmmsg' },
   'packet-bypass': { short: '(b) with bypass', long: '(b) AF_PACKET + sendmmsg, PACKET_QDISC_BYPASS' },
   'tx-ring': { short: '(c)', long: '(c) AF_PACKET TX_RING (TPACKET_V2, 256 frames), PACKET_QDISC_BYPASS, one send() per batch' },
-} as const;
-type Method = keyof typeof METHODS;
+};
+type Method = SendWay;
 
-/** What syn-send prints. */
-interface Sent {
-  packets: number;
-  seconds: number;
-  cpuSeconds: number;
-  errors: number;
-}
 interface Run extends Sent {
   /** RSTs the host sent during the run: the SYNs that reached it. */
   arrived: number;
@@ -75,14 +63,6 @@ function apart(verdict: Verdict): string {
   return ` (these runs do not tell it apart from ${verdict.close.map((m) => METHODS[m].short).join(', ')}: a run of theirs was as fast as its median)`;
 }
 
-/** Compiles syn-send.c when its binary is missing or older than it. */
-function binary(): string {
-  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= statSync(SOURCE).mtimeMs) return BINARY;
-  mkdirSync(dirname(BINARY), { recursive: true });
-  execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-o', BINARY, SOURCE], { stdio: 'pipe' });
-  return BINARY;
-}
-
 /** A kernel build option from /proc/config.gz (`y`, `m`, a value), or null where it is unset or the config is not exposed. */
 function kernelConfig(name: string): string | null {
   try {
@@ -96,15 +76,6 @@ function kernelConfig(name: string): string | null {
 const tools = requireTools();
 const loadStart = loadavg()[0]!;
 const ipJson = <T>(...args: string[]): T => JSON.parse(execFileSync(tools.ip, ['-j', ...args], { encoding: 'utf8' })) as T;
-
-/** One TCP connect to a closed port: the kernel resolves the host's MAC on the way. */
-function resolveNeighbour(address: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: address, port: 9 });
-    socket.once('connect', () => reject(new Error(`port 9 of ${address} is open: the host should have no listener`)));
-    socket.once('error', () => resolve());
-  });
-}
 
 /** The host's RSTs sent so far, once they stop changing (threaded NAPI answers after the sender returns). */
 async function resetsSent(namespace: string): Promise<number> {
@@ -135,21 +106,13 @@ function threadedNapi(dev: string, namespace?: string): void {
 const host = await createNetnsHost({ filtered: null, listenerPorts: [] });
 const sections: string[] = [];
 try {
-  const [route] = ipJson<{ dev: string; prefsrc: string }[]>('route', 'get', host.ipv4);
-  if (route === undefined) throw new Error(`no route to ${host.ipv4}`);
-  await resolveNeighbour(host.ipv4);
-  const [neighbour] = ipJson<{ lladdr?: string }[]>('neigh', 'show', 'to', host.ipv4, 'dev', route.dev);
-  if (neighbour?.lladdr === undefined) throw new Error(`${host.ipv4} is not in the neighbour table of ${route.dev}`);
-  const sourceMac = readFileSync(`/sys/class/net/${route.dev}/address`, 'utf8').trim();
+  const sender = await bareSenderTo(host.ipv4);
   const hostDev = ipJson<{ ifname: string; link_type: string }[]>('-n', host.name, 'link').find((l) => l.link_type === 'ether')?.ifname;
   if (hostDev === undefined) throw new Error(`no veth in ${host.name}`);
-  const args = [route.dev, route.prefsrc, host.ipv4, sourceMac, neighbour.lladdr];
-  const program = binary();
 
   const once = async (method: Method): Promise<Run> => {
     const before = await resetsSent(host.name);
-    const { stdout } = await runTimed(program, [method, ...args], 30_000);
-    const sent = JSON.parse(stdout) as Sent;
+    const sent = await sender.send(method);
     const run = { ...sent, arrived: (await resetsSent(host.name)) - before };
     console.log(JSON.stringify(run));
     return run;
@@ -216,7 +179,7 @@ try {
   };
 
   const plain = report('The veth as created (noqueue, no NAPI): the host answers inside the sender’s syscalls', await measure());
-  threadedNapi(route.dev);
+  threadedNapi(sender.device);
   threadedNapi(hostDev, host.name);
   const threaded = report('Both veth ends on threaded NAPI (GRO on, TSO and GSO off): the host answers in kernel threads', await measure());
   const way = (v: Verdict): string => `${METHODS[v.method].long}, ${v.ratio.toFixed(2)}× (a)'s SYNs arrived/s${apart(v)}`;

@@ -144,6 +144,8 @@ class Addon : public Napi::Addon<Addon> {
     out.Set("canariesLostToPath", static_cast<double>(stats.canaries_lost_to_path));
     out.Set("silencesContradicted", static_cast<double>(stats.silences_contradicted));
     out.Set("answersIgnored", static_cast<double>(stats.answers_ignored));
+    out.Set("synsSentToDevice", static_cast<double>(stats.syns_sent_to_device));
+    out.Set("synsSentThroughIp", static_cast<double>(stats.syns_sent_through_ip));
     return out;
   }
 

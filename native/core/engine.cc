@@ -104,7 +104,9 @@ EngineStats Engine::Stats() const {
                      stat_canaries_lost_.load(),
                      stat_canaries_lost_to_path_.load(),
                      stat_silences_contradicted_.load(),
-                     stat_answers_ignored_.load()};
+                     stat_answers_ignored_.load(),
+                     stat_syns_sent_to_device_.load(),
+                     stat_syns_sent_through_ip_.load()};
 }
 
 void Engine::Wake() { poller_->Wake(); }

@@ -67,6 +67,8 @@ struct EngineStats {
   uint64_t canaries_lost_to_path;  // of those, judged the path's random loss
   uint64_t silences_contradicted;  // silences counted towards filtered of ports that answered
   uint64_t answers_ignored;        // SYN transport: answers that matched no probe
+  uint64_t syns_sent_to_device;    // SYN transport: SYNs handed straight to the device
+  uint64_t syns_sent_through_ip;   // SYN transport: SYNs sent through the IP layer
 };
 
 class Engine {
@@ -230,6 +232,8 @@ class Engine {
   std::atomic<uint64_t> stat_canaries_lost_to_path_{0};
   std::atomic<uint64_t> stat_silences_contradicted_{0};
   std::atomic<uint64_t> stat_answers_ignored_{0};
+  std::atomic<uint64_t> stat_syns_sent_to_device_{0};
+  std::atomic<uint64_t> stat_syns_sent_through_ip_{0};
   std::thread thread_;
 };
 

@@ -134,6 +134,8 @@ void Engine::ArmFirstLook(Probe& probe) {
 void Engine::SendQueuedSyns() {
   syn_refusals_.clear();
   syn_->Flush(syn_refusals_);
+  stat_syns_sent_to_device_.store(syn_->sent_to_device(), std::memory_order_relaxed);
+  stat_syns_sent_through_ip_.store(syn_->sent_through_ip(), std::memory_order_relaxed);
   for (const SynRefusal& refusal : syn_refusals_) {
     Probe* probe = ProbeOf(refusal.token);
     if (probe != nullptr && probe->half_open) {

@@ -55,6 +55,9 @@ class SynTransport {
   // Answers read that proved nothing: no probe waiting for them, or a
   // wrong acknowledgement.
   virtual uint64_t ignored() const = 0;
+  // SYNs sent, straight to the device (a packet socket) and through the IP layer (a raw socket).
+  virtual uint64_t sent_to_device() const = 0;
+  virtual uint64_t sent_through_ip() const = 0;
 };
 
 // The transport, or nullptr with `why` set when this process may not open

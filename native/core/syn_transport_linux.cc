@@ -1,7 +1,10 @@
-// Linux: SYNs through IPPROTO_RAW sockets (the header is ours, so its source
-// address and checksum are too), answers through one AF_PACKET socket that
-// sees every interface of the namespace, loopback included, behind a BPF
-// filter. Batched both ways: sendmmsg and recvmmsg.
+// Linux: SYNs handed straight to the device through an AF_PACKET socket
+// when the target's next hop is known (link_hop_linux.h: an Ethernet
+// neighbour), else through IPPROTO_RAW sockets (the IP layer
+// routes each one and resolves the neighbour); the header is ours either
+// way, so its source address and checksums are too. Answers through one
+// AF_PACKET socket that sees every interface of the namespace, loopback
+// included, behind a BPF filter. Batched both ways: sendmmsg and recvmmsg.
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -18,6 +21,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "link_hop_linux.h"
 #include "siphash.h"
 #include "syn_transport.h"
 
@@ -43,6 +47,12 @@ constexpr int kSendBuffer = 4 << 20;
 // Source ports the transport takes below the ephemeral range when nothing
 // is free above it.
 constexpr int kPortsBelow = 4096;
+// SYNs to a target between lookups of its next hop: often enough to follow
+// a neighbour that changed mid-scan, rare enough to cost nothing; and, while
+// its neighbour is still being resolved (the first SYNs through IP start
+// that), a few batches.
+constexpr uint32_t kSynsPerLookup = 4096;
+constexpr uint32_t kSynsPerUnresolvedLookup = 64;
 
 std::string ErrorText(const char* call, int error_number) {
   return std::string(call) + ": " + std::strerror(error_number);
@@ -118,7 +128,7 @@ class LinuxSynTransport final : public SynTransport {
   }
 
   ~LinuxSynTransport() override {
-    for (int fd : {receive_fd_, send4_fd_, send6_fd_}) {
+    for (int fd : {receive_fd_, send4_fd_, send6_fd_, link_fd_}) {
       if (fd >= 0) close(fd);
     }
   }
@@ -141,6 +151,9 @@ class LinuxSynTransport final : public SynTransport {
       setsockopt(send6_fd_, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof on);
       SetBuffer(send6_fd_, SO_SNDBUFFORCE, SO_SNDBUF, kSendBuffer);
     }
+    // Protocol 0 and never bound: it only sends. Without it every SYN goes through IP.
+    link_fd_ = socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (link_fd_ >= 0) SetBuffer(link_fd_, SO_SNDBUFFORCE, SO_SNDBUF, kSendBuffer);
     // Protocol 0 receives nothing until bound: the filter is in place before
     // the first packet can queue.
     receive_fd_ = socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -169,6 +182,8 @@ class LinuxSynTransport final : public SynTransport {
 
   int receive_fd() const override { return receive_fd_; }
   uint64_t ignored() const override { return ignored_; }
+  uint64_t sent_to_device() const override { return sent_to_device_; }
+  uint64_t sent_through_ip() const override { return sent_through_ip_; }
 
   uint64_t Queue(uint64_t token, const sockaddr_storage& address, uint16_t port) override {
     IpAddress target;
@@ -176,14 +191,14 @@ class LinuxSynTransport final : public SynTransport {
       errno = EAFNOSUPPORT;
       return 0;
     }
-    Batch& batch = target.family == AF_INET ? batch4_ : batch6_;
-    int fd = target.family == AF_INET ? send4_fd_ : send6_fd_;
-    if (fd < 0) {
+    if ((target.family == AF_INET ? send4_fd_ : send6_fd_) < 0) {
       errno = EAFNOSUPPORT;
       return 0;
     }
     Target* entry = Enter(target, address);
     if (entry == nullptr) return 0;
+    ChooseWayOut(*entry, address);
+    Batch& batch = entry->to_device ? batch_device_ : target.family == AF_INET ? batch4_ : batch6_;
     uint64_t handle = 0;
     uint16_t source_port = 0;
     for (int tries = 0; tries < 16 && handle == 0; ++tries) {
@@ -202,16 +217,21 @@ class LinuxSynTransport final : public SynTransport {
     out.token = token;
     out.handle = handle;
     out.length = BuildSyn(entry->source, target, source_port, port, cookie, out.bytes);
-    out.to = address;
-    // A raw socket takes the port field as a protocol number (IPv6) or ignores it.
-    if (address.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&out.to)->sin6_port = 0;
-    if (batch.count == kBatch) Send(fd, batch);
+    if (entry->to_device) {
+      out.to = DeviceAddress(entry->hop, target.family);
+    } else {
+      out.to = address;
+      // A raw socket takes the port field as a protocol number (IPv6) or ignores it.
+      if (address.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&out.to)->sin6_port = 0;
+    }
+    if (batch.count == kBatch) Send(batch);
     return handle;
   }
 
   void Flush(std::vector<SynRefusal>& refused) override {
-    if (batch4_.count > 0) Send(send4_fd_, batch4_);
-    if (batch6_.count > 0) Send(send6_fd_, batch6_);
+    if (batch4_.count > 0) Send(batch4_);
+    if (batch6_.count > 0) Send(batch6_);
+    if (batch_device_.count > 0) Send(batch_device_);
     refused.insert(refused.end(), refusals_.begin(), refusals_.end());
     refusals_.clear();
   }
@@ -246,8 +266,11 @@ class LinuxSynTransport final : public SynTransport {
   struct Target {
     std::string key;
     uint32_t id;
-    IpAddress source;   // the address the kernel would send from to this target
-    uint32_t live = 0;  // probes waiting
+    IpAddress source;                // the address the kernel would send from to this target
+    uint32_t live = 0;               // probes waiting
+    bool to_device = false;          // SYNs go out through link_fd_ to `hop`
+    LinkHop hop;                     // when to_device
+    uint32_t syns_until_lookup = 0;  // SYNs before the next hop is looked up again
   };
   struct Waiting {
     uint64_t token;
@@ -262,6 +285,7 @@ class LinuxSynTransport final : public SynTransport {
     uint64_t handle;
   };
   struct Batch {
+    int* fd;  // the socket it goes out through
     std::array<Outgoing, kBatch> items;
     size_t count = 0;
   };
@@ -312,6 +336,41 @@ class LinuxSynTransport final : public SynTransport {
     return ok;
   }
 
+  // Whether `target`'s SYNs go straight to the device: looked up on its
+  // first SYN, then every kSynsPerLookup (kSynsPerUnresolvedLookup while its
+  // neighbour is unknown); never again once its route cannot take them.
+  void ChooseWayOut(Target& target, const sockaddr_storage& address) {
+    if (target.syns_until_lookup > 0) {
+      target.syns_until_lookup--;
+      return;
+    }
+    LinkHopLookup lookup =
+        link_fd_ < 0 ? LinkHopLookup::kUnsupported : FindLinkHop(address, &target.hop);
+    target.to_device = lookup == LinkHopLookup::kFound;
+    target.syns_until_lookup = lookup == LinkHopLookup::kFound        ? kSynsPerLookup
+                               : lookup == LinkHopLookup::kUnresolved ? kSynsPerUnresolvedLookup
+                                                                      : UINT32_MAX;
+  }
+
+  // A packet socket's destination: the device, the next hop's MAC address
+  // (the kernel writes the link header) and the network protocol.
+  static sockaddr_storage DeviceAddress(const LinkHop& hop, int family) {
+    sockaddr_storage storage{};
+    auto* device = reinterpret_cast<sockaddr_ll*>(&storage);
+    device->sll_family = AF_PACKET;
+    device->sll_protocol = htons(family == AF_INET ? ETH_P_IP : ETH_P_IPV6);
+    device->sll_ifindex = hop.ifindex;
+    device->sll_halen = sizeof hop.mac;
+    std::memcpy(device->sll_addr, hop.mac, sizeof hop.mac);
+    return storage;
+  }
+
+  static socklen_t AddressLength(const sockaddr_storage& to) {
+    return to.ss_family == AF_INET    ? sizeof(sockaddr_in)
+           : to.ss_family == AF_INET6 ? sizeof(sockaddr_in6)
+                                      : sizeof(sockaddr_ll);
+  }
+
   uint16_t TakePort() {
     uint16_t port = next_port_;
     next_port_ = next_port_ == ports_.second ? ports_.first : static_cast<uint16_t>(next_port_ + 1);
@@ -335,7 +394,7 @@ class LinuxSynTransport final : public SynTransport {
     if (--target->live == 0) targets_.erase(target->key);
   }
 
-  void Send(int fd, Batch& batch) {
+  void Send(Batch& batch) {
     std::array<mmsghdr, kBatch> messages{};
     std::array<iovec, kBatch> iov{};
     for (size_t i = 0; i < batch.count; ++i) {
@@ -344,12 +403,12 @@ class LinuxSynTransport final : public SynTransport {
       messages[i].msg_hdr.msg_iov = &iov[i];
       messages[i].msg_hdr.msg_iovlen = 1;
       messages[i].msg_hdr.msg_name = &out.to;
-      messages[i].msg_hdr.msg_namelen =
-          out.to.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+      messages[i].msg_hdr.msg_namelen = AddressLength(out.to);
     }
     size_t sent = 0;
     while (sent < batch.count) {
-      int n = sendmmsg(fd, messages.data() + sent, static_cast<unsigned>(batch.count - sent), 0);
+      int n =
+          sendmmsg(*batch.fd, messages.data() + sent, static_cast<unsigned>(batch.count - sent), 0);
       if (n > 0) {
         sent += static_cast<size_t>(n);
         continue;
@@ -363,6 +422,7 @@ class LinuxSynTransport final : public SynTransport {
       }
       break;
     }
+    (&batch == &batch_device_ ? sent_to_device_ : sent_through_ip_) += sent;
     batch.count = 0;
   }
 
@@ -392,12 +452,16 @@ class LinuxSynTransport final : public SynTransport {
   uint32_t next_target_id_ = 1;
   int send4_fd_ = -1;
   int send6_fd_ = -1;
+  int link_fd_ = -1;
   int receive_fd_ = -1;
   uint64_t ignored_ = 0;
+  uint64_t sent_to_device_ = 0;
+  uint64_t sent_through_ip_ = 0;
   std::unordered_map<std::string, Target> targets_;
   std::unordered_map<uint64_t, Waiting> waiting_;
-  Batch batch4_;
-  Batch batch6_;
+  Batch batch4_{&send4_fd_};
+  Batch batch6_{&send6_fd_};
+  Batch batch_device_{&link_fd_};
   std::vector<SynRefusal> refusals_;
   std::array<std::array<uint8_t, kSnapBytes>, kBatch> receive_{};
   std::array<mmsghdr, kBatch> messages_{};

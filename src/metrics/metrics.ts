@@ -34,6 +34,8 @@ const ZERO_STATS: NativeEngineStats = {
   canariesLostToPath: 0,
   silencesContradicted: 0,
   answersIgnored: 0,
+  synsSentToDevice: 0,
+  synsSentThroughIp: 0,
 };
 
 const SCAN_SECONDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800];
@@ -260,6 +262,15 @@ export class Metrics {
       'Packets the syn engine read that answered no probe of its own (late, duplicate or forged)',
       ['engine'],
       () => [[labels, read().answersIgnored]],
+    );
+    this.mirroredCounter(
+      'selfscan_syns_sent_total',
+      'SYNs the syn engine sent, by way: straight to the network device (device) or through the IP layer (ip)',
+      ['engine', 'way'],
+      () => [
+        [{ ...labels, way: 'device' }, read().synsSentToDevice],
+        [{ ...labels, way: 'ip' }, read().synsSentThroughIp],
+      ],
     );
     this.gauge('selfscan_probes_in_flight', 'Probes waiting for an answer now', () => read().inFlight);
     this.gauge('selfscan_scanner_sweeps', 'Sweeps the scanner is running now', () => read().scans);

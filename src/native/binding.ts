@@ -134,6 +134,10 @@ export interface NativeEngineStats {
   silencesContradicted: number;
   /** Packets the syn engine read that answered no probe of its own (late, duplicate or forged); 0 on the connect engine. */
   answersIgnored: number;
+  /** SYNs the syn engine handed straight to the network device (an AF_PACKET socket, to the next hop's MAC address); 0 on the connect engine. */
+  synsSentToDevice: number;
+  /** SYNs the syn engine sent through the IP layer (a raw socket): to this host's own addresses, to targets whose next hop it has not resolved yet, and through devices other than Ethernet. */
+  synsSentThroughIp: number;
 }
 
 export interface NativeBinding {

@@ -101,6 +101,10 @@ describe('a scripted run', () => {
     expect(value('selfscan_ports_probed_total', { engine, type: 'deep' })).toBe(2 * 65535);
     // Exposed from the engine's totals (a loopback scan rarely has any silence to contradict).
     expect(samples.filter((sample) => sample.name === 'selfscan_silences_contradicted_total' && sample.labels.engine === engine)).toHaveLength(1);
+    // SYNs by way: to a loopback target through IP, never to the device (none at all on the connect engine).
+    expect(value('selfscan_syns_sent_total', { engine, way: 'device' })).toBe(0);
+    if (engine === 'syn') expect(value('selfscan_syns_sent_total', { engine, way: 'ip' })).toBeGreaterThanOrEqual(3 * 32 + 2 * 65535);
+    else expect(value('selfscan_syns_sent_total', { engine, way: 'ip' })).toBe(0);
     expect(value('selfscan_sse_streams_open')).toBe(0);
     expect(value('selfscan_webhook_delivery_attempts_count', { outcome: 'delivered' })).toBe(1);
     expect(value('selfscan_webhook_delivery_attempts_sum', { outcome: 'delivered' })).toBe(1);
