@@ -45,6 +45,7 @@
           "sources": [
             "native/core/link_hop_linux.cc",
             "native/core/poller_epoll.cc",
+            "native/core/send_thread_linux.cc",
             "native/core/syn_transport_linux.cc",
             "native/compat/glibc_floor.cc"
           ],

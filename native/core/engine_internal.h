@@ -14,6 +14,10 @@ namespace engine_internal {
 constexpr int kMaxLaunchBurst = 512;
 // Pause after a local resource error (EAGAIN, EADDRNOTAVAIL, EMFILE...).
 constexpr int64_t kBackoffUs = 2000;
+// Pause after the device refused a SYN (ENOBUFS: its queue, or a veth's
+// ring of 256, is full). It drains in well under a millisecond at line
+// rate; waiting kBackoffUs left the device idle most of each pause.
+constexpr int64_t kDeviceBusyBackoffUs = 200;
 // After EMFILE the socket ceiling stays low this long before it grows again.
 constexpr int64_t kEmfileCalmUs = 50000;
 constexpr int kMinCeiling = 8;

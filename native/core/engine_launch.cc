@@ -227,7 +227,7 @@ void Engine::RetryLater(Probe& probe, int error_number) {
     fd_ceiling_ = std::max(kMinCeiling, in_flight_ - 1);
     last_emfile_us_ = now;
   }
-  backoff_until_us_ = now + kBackoffUs;
+  backoff_until_us_ = now + (error_number == ENOBUFS ? kDeviceBusyBackoffUs : kBackoffUs);
   stat_local_retries_.fetch_add(1, std::memory_order_relaxed);
   LeaveConnecting(probe);
   if (probe.canary) {

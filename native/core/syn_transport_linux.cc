@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "link_hop_linux.h"
+#include "send_thread_linux.h"
 #include "siphash.h"
 #include "syn_transport.h"
 
@@ -33,7 +34,7 @@ namespace selfscan {
 
 namespace {
 
-constexpr size_t kBatch = 64;
+constexpr size_t kBatch = kSendBatch;
 // Enough for any header pair an answer needs (IP and TCP with options, or
 // an ICMP error quoting our IP and TCP headers); the filter cuts the rest.
 constexpr size_t kSnapBytes = 256;
@@ -128,6 +129,7 @@ class LinuxSynTransport final : public SynTransport {
   }
 
   ~LinuxSynTransport() override {
+    sender_.reset();  // its calls use the sockets
     for (int fd : {receive_fd_, send4_fd_, send6_fd_, link_fd_}) {
       if (fd >= 0) close(fd);
     }
@@ -170,6 +172,11 @@ class LinuxSynTransport final : public SynTransport {
     // Linux 4.20+; older kernels: outgoing packets are skipped below.
     setsockopt(receive_fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, &on, sizeof on);
     SetBuffer(receive_fd_, SO_RCVBUFFORCE, SO_RCVBUF, kReceiveBuffer);
+    batch4_.fd = send4_fd_;
+    batch6_.fd = send6_fd_;
+    batch_device_.fd = link_fd_;
+    batch_device_.to_device = true;
+    sender_ = std::make_unique<SendThread>();
     sockaddr_ll bound{};
     bound.sll_family = AF_PACKET;
     bound.sll_protocol = htons(ETH_P_ALL);
@@ -182,8 +189,8 @@ class LinuxSynTransport final : public SynTransport {
 
   int receive_fd() const override { return receive_fd_; }
   uint64_t ignored() const override { return ignored_; }
-  uint64_t sent_to_device() const override { return sent_to_device_; }
-  uint64_t sent_through_ip() const override { return sent_through_ip_; }
+  uint64_t sent_to_device() const override { return sender_->sent_to_device(); }
+  uint64_t sent_through_ip() const override { return sender_->sent_through_ip(); }
 
   uint64_t Queue(uint64_t token, const sockaddr_storage& address, uint16_t port) override {
     IpAddress target;
@@ -198,7 +205,9 @@ class LinuxSynTransport final : public SynTransport {
     Target* entry = Enter(target, address);
     if (entry == nullptr) return 0;
     ChooseWayOut(*entry, address);
-    Batch& batch = entry->to_device ? batch_device_ : target.family == AF_INET ? batch4_ : batch6_;
+    SendBatch& batch = entry->to_device           ? batch_device_
+                       : target.family == AF_INET ? batch4_
+                                                  : batch6_;
     uint64_t handle = 0;
     uint16_t source_port = 0;
     for (int tries = 0; tries < 16 && handle == 0; ++tries) {
@@ -213,7 +222,7 @@ class LinuxSynTransport final : public SynTransport {
     uint32_t cookie = Cookie(target, port, source_port, ++nonce_);
     waiting_.emplace(handle, Waiting{token, cookie, entry});
     entry->live++;
-    Outgoing& out = batch.items[batch.count++];
+    OutgoingSyn& out = batch.items[batch.count++];
     out.token = token;
     out.handle = handle;
     out.length = BuildSyn(entry->source, target, source_port, port, cookie, out.bytes);
@@ -224,16 +233,22 @@ class LinuxSynTransport final : public SynTransport {
       // A raw socket takes the port field as a protocol number (IPv6) or ignores it.
       if (address.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&out.to)->sin6_port = 0;
     }
-    if (batch.count == kBatch) Send(batch);
+    if (batch.count == kBatch) sender_->Hand(batch);
     return handle;
   }
 
   void Flush(std::vector<SynRefusal>& refused) override {
-    if (batch4_.count > 0) Send(batch4_);
-    if (batch6_.count > 0) Send(batch6_);
-    if (batch_device_.count > 0) Send(batch_device_);
-    refused.insert(refused.end(), refusals_.begin(), refusals_.end());
-    refusals_.clear();
+    for (SendBatch* batch : {&batch4_, &batch6_, &batch_device_}) {
+      if (batch->count > 0) sender_->Hand(*batch);
+    }
+    // What the sender could not send, of this call's batches or earlier ones.
+    failures_.clear();
+    sender_->TakeFailures(failures_);
+    for (const SendFailure& failure : failures_) {
+      refused.push_back(SynRefusal{failure.token, failure.error_number});
+      auto found = waiting_.find(failure.handle);
+      if (found != waiting_.end() && found->second.token == failure.token) Release(found);
+    }
   }
 
   void Forget(uint64_t handle, uint64_t token) override {
@@ -276,18 +291,6 @@ class LinuxSynTransport final : public SynTransport {
     uint64_t token;
     uint32_t cookie;
     Target* target;
-  };
-  struct Outgoing {
-    uint8_t bytes[kMaxSynBytes];
-    size_t length;
-    sockaddr_storage to;
-    uint64_t token;
-    uint64_t handle;
-  };
-  struct Batch {
-    int* fd;  // the socket it goes out through
-    std::array<Outgoing, kBatch> items;
-    size_t count = 0;
   };
 
   static std::string KeyOf(const IpAddress& address) {
@@ -365,12 +368,6 @@ class LinuxSynTransport final : public SynTransport {
     return storage;
   }
 
-  static socklen_t AddressLength(const sockaddr_storage& to) {
-    return to.ss_family == AF_INET    ? sizeof(sockaddr_in)
-           : to.ss_family == AF_INET6 ? sizeof(sockaddr_in6)
-                                      : sizeof(sockaddr_ll);
-  }
-
   uint16_t TakePort() {
     uint16_t port = next_port_;
     next_port_ = next_port_ == ports_.second ? ports_.first : static_cast<uint16_t>(next_port_ + 1);
@@ -392,38 +389,6 @@ class LinuxSynTransport final : public SynTransport {
     Target* target = found->second.target;
     waiting_.erase(found);
     if (--target->live == 0) targets_.erase(target->key);
-  }
-
-  void Send(Batch& batch) {
-    std::array<mmsghdr, kBatch> messages{};
-    std::array<iovec, kBatch> iov{};
-    for (size_t i = 0; i < batch.count; ++i) {
-      Outgoing& out = batch.items[i];
-      iov[i] = iovec{out.bytes, out.length};
-      messages[i].msg_hdr.msg_iov = &iov[i];
-      messages[i].msg_hdr.msg_iovlen = 1;
-      messages[i].msg_hdr.msg_name = &out.to;
-      messages[i].msg_hdr.msg_namelen = AddressLength(out.to);
-    }
-    size_t sent = 0;
-    while (sent < batch.count) {
-      int n =
-          sendmmsg(*batch.fd, messages.data() + sent, static_cast<unsigned>(batch.count - sent), 0);
-      if (n > 0) {
-        sent += static_cast<size_t>(n);
-        continue;
-      }
-      if (errno == EINTR) continue;
-      int error_number = errno;
-      for (size_t i = sent; i < batch.count; ++i) {
-        refusals_.push_back(SynRefusal{batch.items[i].token, error_number});
-        auto found = waiting_.find(batch.items[i].handle);
-        if (found != waiting_.end() && found->second.token == batch.items[i].token) Release(found);
-      }
-      break;
-    }
-    (&batch == &batch_device_ ? sent_to_device_ : sent_through_ip_) += sent;
-    batch.count = 0;
   }
 
   void Answer(const uint8_t* packet, size_t length, std::vector<SynAnswer>& out) {
@@ -455,14 +420,13 @@ class LinuxSynTransport final : public SynTransport {
   int link_fd_ = -1;
   int receive_fd_ = -1;
   uint64_t ignored_ = 0;
-  uint64_t sent_to_device_ = 0;
-  uint64_t sent_through_ip_ = 0;
   std::unordered_map<std::string, Target> targets_;
   std::unordered_map<uint64_t, Waiting> waiting_;
-  Batch batch4_{&send4_fd_};
-  Batch batch6_{&send6_fd_};
-  Batch batch_device_{&link_fd_};
-  std::vector<SynRefusal> refusals_;
+  SendBatch batch4_;
+  SendBatch batch6_;
+  SendBatch batch_device_;
+  std::vector<SendFailure> failures_;
+  std::unique_ptr<SendThread> sender_;  // made by Open
   std::array<std::array<uint8_t, kSnapBytes>, kBatch> receive_{};
   std::array<mmsghdr, kBatch> messages_{};
   std::array<iovec, kBatch> iov_{};
