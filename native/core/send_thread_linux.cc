@@ -60,6 +60,11 @@ void SendThread::Hand(SendBatch& batch) {
   batch.count = 0;
 }
 
+void SendThread::SendNow(SendBatch& batch) {
+  Send(batch);
+  batch.count = 0;
+}
+
 void SendThread::TakeFailures(std::vector<SendFailure>& out) {
   std::lock_guard<std::mutex> lock(mutex_);
   out.insert(out.end(), failures_.begin(), failures_.end());

@@ -1,9 +1,11 @@
-// The SYN transport's send calls, on a thread of their own: the engine
-// thread hands over full batches and goes on with its bookkeeping and its
-// reading while the kernel takes them. The kernel's work for a SYN runs
+// The SYN transport's send calls, full batches on a thread of their own:
+// the engine thread hands them over and goes on with its bookkeeping and
+// its reading while the kernel takes them. The kernel's work for a SYN runs
 // inside the call that sends it (a driver's; on a veth the receiving
-// host's whole path, its RST included), so it now overlaps the engine's.
-// Linux only (syn_transport_linux.cc).
+// host's whole path, its RST included), so at a sweep's full rate it now
+// overlaps the engine's. A paced scan's few SYNs per turn are sent at once
+// on the engine thread (SendNow): waking the thread for each costs more
+// than the call. Linux only (syn_transport_linux.cc).
 #pragma once
 #include <sys/socket.h>
 
@@ -54,6 +56,8 @@ class SendThread {
   // Takes a copy of `batch` to send, and empties it. Waits while kSlots
   // batches are waiting already (the device is slower than the pace).
   void Hand(SendBatch& batch);
+  // Sends `batch` on the calling thread, and empties it.
+  void SendNow(SendBatch& batch);
   // Moves the SYNs refused since the last call into `out`.
   void TakeFailures(std::vector<SendFailure>& out);
   uint64_t sent_to_device() const { return sent_to_device_.load(std::memory_order_relaxed); }
@@ -65,6 +69,7 @@ class SendThread {
   static constexpr size_t kSlots = 8;
 
   void Run();
+  // Sends `batch`; what the system refuses goes to failures_.
   void Send(const SendBatch& batch);
 
   std::mutex mutex_;

@@ -239,7 +239,7 @@ class LinuxSynTransport final : public SynTransport {
 
   void Flush(std::vector<SynRefusal>& refused) override {
     for (SendBatch* batch : {&batch4_, &batch6_, &batch_device_}) {
-      if (batch->count > 0) sender_->Hand(*batch);
+      if (batch->count > 0) sender_->SendNow(*batch);
     }
     // What the sender could not send, of this call's batches or earlier ones.
     failures_.clear();
