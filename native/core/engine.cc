@@ -241,7 +241,12 @@ int64_t Engine::WaitTimeoutUs(int64_t now, bool more_to_launch) const {
     const TargetState& target = *job->target;
     if (!job->CanLaunch(target.CanJudgeSilence())) continue;
     waiting_work = true;
-    if (target.connecting < options_.per_target_in_flight) {
+    // The pace's next token only where FillSlots would spend it on a probe:
+    // at the limits less the canaries' slot it launches none, and waking for
+    // each token there spun the loop for a whole scan of a dropping host.
+    // A canary it may still launch is sent on the wake of a probe's timer.
+    if (in_flight_ < KeepOneForCanaries(SlotLimit()) &&
+        target.connecting < KeepOneForCanaries(options_.per_target_in_flight)) {
       wake = std::min(wake, target.pacer.NextTokenUs(now, target.ceiling()));
     }
   }

@@ -12,6 +12,11 @@ namespace engine_internal {
 // Launches between two looks at the poller, so answers are read while a large
 // sweep is still being sent.
 constexpr int kMaxLaunchBurst = 512;
+// A limit on probes less the one slot kept for canaries: probes whose
+// silence waits for a canary's verdict must never hold every slot (under
+// a low descriptor budget they did, and the scan stalled with nothing left
+// to launch).
+constexpr int KeepOneForCanaries(int limit) { return limit > 1 ? limit - 1 : limit; }
 // Pause after a local resource error (EAGAIN, EADDRNOTAVAIL, EMFILE...).
 constexpr int64_t kBackoffUs = 2000;
 // Pause after the device refused a SYN (ENOBUFS: its queue, or a veth's

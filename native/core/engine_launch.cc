@@ -26,12 +26,6 @@ void SetPort(sockaddr_storage& a, uint16_t port) {
   }
 }
 
-// A limit on probes less the one slot kept for canaries: probes whose
-// silence waits for a canary's verdict must never hold every slot (under
-// a low descriptor budget they did, and the scan stalled with nothing left
-// to launch).
-int KeepOneForCanaries(int limit) { return limit > 1 ? limit - 1 : limit; }
-
 }  // namespace
 
 bool Engine::FillSlots() {
