@@ -1,4 +1,5 @@
-// The half-open probe transport: SYNs from raw sockets, answers from one
+// The half-open probe transport: SYNs from a packet socket straight to the
+// device (or from raw sockets through IP), answers from one
 // AF_PACKET socket whose BPF filter passes only TCP to the transport's own
 // source ports and ICMP unreachables. Every SYN carries a cookie in its
 // sequence number (SipHash of the target, both ports and a nonce under a
