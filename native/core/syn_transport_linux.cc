@@ -227,7 +227,7 @@ class LinuxSynTransport final : public SynTransport {
     out.handle = handle;
     out.length = BuildSyn(entry->source, target, source_port, port, cookie, out.bytes);
     if (entry->to_device) {
-      out.to = DeviceAddress(entry->hop, target.family);
+      out.to = entry->device;
     } else {
       out.to = address;
       // A raw socket takes the port field as a protocol number (IPv6) or ignores it.
@@ -281,10 +281,10 @@ class LinuxSynTransport final : public SynTransport {
   struct Target {
     std::string key;
     uint32_t id;
-    IpAddress source;                // the address the kernel would send from to this target
-    uint32_t live = 0;               // probes waiting
-    bool to_device = false;          // SYNs go out through link_fd_ to `hop`
-    LinkHop hop;                     // when to_device
+    IpAddress source;           // the address the kernel would send from to this target
+    uint32_t live = 0;          // probes waiting
+    bool to_device = false;     // SYNs go out through link_fd_ to `device`
+    sockaddr_storage device{};  // when to_device: the packet socket's destination (DeviceAddress)
     uint32_t syns_until_lookup = 0;  // SYNs before the next hop is looked up again
   };
   struct Waiting {
@@ -347,9 +347,10 @@ class LinuxSynTransport final : public SynTransport {
       target.syns_until_lookup--;
       return;
     }
-    LinkHopLookup lookup =
-        link_fd_ < 0 ? LinkHopLookup::kUnsupported : FindLinkHop(address, &target.hop);
+    LinkHop hop;
+    LinkHopLookup lookup = link_fd_ < 0 ? LinkHopLookup::kUnsupported : FindLinkHop(address, &hop);
     target.to_device = lookup == LinkHopLookup::kFound;
+    if (target.to_device) target.device = DeviceAddress(hop, address.ss_family);
     target.syns_until_lookup = lookup == LinkHopLookup::kFound        ? kSynsPerLookup
                                : lookup == LinkHopLookup::kUnresolved ? kSynsPerUnresolvedLookup
                                                                       : UINT32_MAX;
