@@ -3,6 +3,6 @@ export interface VitestFileResult {
   name: string;
   status: string;
   message?: string;
-  assertionResults: { fullName: string; status: string }[];
+  assertionResults: { fullName: string; status: string; failureMessages?: string[] }[];
 }
 export declare function failedTests(results: { testResults: VitestFileResult[] }, root?: string): string[];

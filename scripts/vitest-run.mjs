@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const require = createRequire(import.meta.url);
 const vitestPackage = require.resolve('vitest/package.json');
@@ -51,14 +52,29 @@ export function runVitest(args, { resultsFile, node = process.execPath, env = pr
   };
 }
 
+/** Longest part of a failure's message kept in the closing lines. */
+const MESSAGE_CHARS = 300;
+
+/** The first line of a failure's message, without terminal colours: what a log's last lines can show of why. */
+function firstLine(message) {
+  const line = stripVTControlCharacters(message).split('\n')[0].trim();
+  return line.length > MESSAGE_CHARS ? `${line.slice(0, MESSAGE_CHARS)}…` : line;
+}
+
 /**
- * The failed tests of vitest's JSON results, named "file > test", and each
- * file that failed without a failed test (it did not load, or a hook threw).
+ * The failed tests of vitest's JSON results, named "file > test: the first
+ * line of its failure", and each file that failed without a failed test
+ * (it did not load, or a hook threw).
  */
 export function failedTests(results, root = process.cwd()) {
   return results.testResults.flatMap((file) => {
     const name = relative(root, file.name);
-    const tests = file.assertionResults.filter((test) => test.status === 'failed').map((test) => `${name} > ${test.fullName}`);
+    const tests = file.assertionResults
+      .filter((test) => test.status === 'failed')
+      .map((test) => {
+        const [message] = test.failureMessages ?? [];
+        return message === undefined ? `${name} > ${test.fullName}` : `${name} > ${test.fullName}: ${firstLine(message)}`;
+      });
     return tests.length === 0 && file.status === 'failed' ? [`${name} (${file.message || 'failed'})`] : tests;
   });
 }

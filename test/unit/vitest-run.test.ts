@@ -1,6 +1,7 @@
 // The failed tests npm test names in its closing lines, read from vitest's
-// JSON results (scripts/vitest-run.mjs): each failed test as "file > test",
-// and a file that failed with no failed test (it did not load) by its message.
+// JSON results (scripts/vitest-run.mjs): each failed test as "file > test"
+// with the first line of its failure, and a file that failed with no failed
+// test (it did not load) by its message.
 import { describe, expect, it } from 'vitest';
 
 import { failedTests } from '../../scripts/vitest-run.mjs';
@@ -21,6 +22,26 @@ describe('failedTests', () => {
       ],
     };
     expect(failedTests(results, '/repo')).toEqual(['test/a.test.ts > a breaks']);
+  });
+
+  it("adds the first line of the test's failure, without terminal colours, cut at 300 characters", () => {
+    const long = `AssertionError: ${'x'.repeat(400)}`;
+    const results = {
+      testResults: [
+        {
+          name: '/repo/test/a.test.ts',
+          status: 'failed',
+          assertionResults: [
+            { fullName: 'a breaks', status: 'failed', failureMessages: ['\u001b[31mAssertionError: expected 1 to be 2\u001b[39m\n    at test/a.test.ts:3:5'] },
+            { fullName: 'a breaks long', status: 'failed', failureMessages: [long] },
+          ],
+        },
+      ],
+    };
+    expect(failedTests(results, '/repo')).toEqual([
+      'test/a.test.ts > a breaks: AssertionError: expected 1 to be 2',
+      `test/a.test.ts > a breaks long: ${long.slice(0, 300)}…`,
+    ]);
   });
 
   it('names a file that failed without a failed test, with its message', () => {
