@@ -31,16 +31,32 @@ export interface ChunkJob {
   timing?: LearnedTiming;
 }
 
+/**
+ * Why a scan is to be finished. `chunks-in`: a chunk's record counted the
+ * last one in; the finish checks that on the primary it runs on (one
+ * promoted in a failover may lack chunks, their jobs then run again) and
+ * waits for them until the deadline. `chunk-failed`: a chunk failed every
+ * attempt; `deadline`: past its budget (the sweep). Both end the scan with
+ * what it has.
+ */
+export type FinishReason = 'chunks-in' | 'chunk-failed' | 'deadline';
+
 export interface FinishJob {
   scanId: string;
   ip: string;
   scanType: ScanType;
   regionsAsked?: string;
+  /** When the scan's time budget runs out (Unix ms); absent in a job queued by an older node: finished at once. */
+  deadline?: number;
+  reason?: FinishReason;
 }
 
+/** Past its budget, a scan's last chunk may still be recording: a finish waits this much longer for it. */
+export const DEADLINE_GRACE_MS = 15_000;
+
 /** The finish job of the scan `job` is part of. */
-export function finishOf({ scanId, ip, scanType, regionsAsked }: ChunkJob): FinishJob {
-  return { scanId, ip, scanType, regionsAsked };
+export function finishOf({ scanId, ip, scanType, regionsAsked, deadline }: ChunkJob, reason: FinishReason): FinishJob {
+  return { scanId, ip, scanType, regionsAsked, deadline, reason };
 }
 
 /** Chunks (of SCAN_PROFILES) one job scans, by scan type. */
@@ -65,7 +81,9 @@ export function jobPorts(scanType: ScanType, index: number): readonly number[] {
 }
 
 const chunkJobId = (scanId: string, index: number): string => `${scanId}-${index}`;
-const finishJobId = (scanId: string): string => `finish-${scanId}`;
+/** A finish that ends the scan with what it has gets an id of its own: a `chunks-in` one waiting for chunks must not dedupe it. */
+const finishJobId = (scanId: string, reason: FinishReason | undefined): string =>
+  reason === 'chunk-failed' ? `finish-${scanId}-${reason}` : `finish-${scanId}`;
 
 /** Attempts of a chunk whose scan failed (not a stall: a stalled chunk is always run again). */
 export const CHUNK_ATTEMPTS = 3;
@@ -103,10 +121,10 @@ export class ChunkDispatch {
     await this.queue(region).add('chunk', data, this.chunkOptions(data));
   }
 
-  /** Asks an API node to finish the scan (once, however often asked). */
+  /** Asks an API node to finish the scan (once for each kind of reason, however often asked). */
   async finish(job: FinishJob): Promise<void> {
     await this.finishQueue.add('finish', job, {
-      jobId: finishJobId(job.scanId),
+      jobId: finishJobId(job.scanId, job.reason),
       attempts: 1000,
       backoff: { type: 'fixed', delay: 1000 },
       removeOnComplete: KEEP,

@@ -8,13 +8,11 @@ import type { Logger } from 'pino';
 import type { ScanType } from '../api/scan-type.js';
 import type { Clock } from '../model/clock.js';
 import type { ResultStore } from '../scan/result-store.js';
-import type { ChunkDispatch } from './chunk-jobs.js';
+import { type ChunkDispatch, DEADLINE_GRACE_MS } from './chunk-jobs.js';
 import type { RedisScanProgress } from './redis-scan-progress.js';
 
 const SWEEP_MS = 5000;
 const REQUEUE_AFTER_MS = 10_000;
-/** Past its budget, a scan's last chunk may still be recording: the finish waits this much longer. */
-const DEADLINE_GRACE_MS = 15_000;
 
 export interface ClusterSweepOptions {
   store: ResultStore;
@@ -35,7 +33,7 @@ export async function sweepOnce(options: ClusterSweepOptions): Promise<void> {
   for (const [i, record] of queued.entries()) {
     const deadline = record.queuedAt + budgetMs[record.scanType];
     const { id: scanId, ip, scanType, regionsAsked } = record;
-    if (now > deadline + DEADLINE_GRACE_MS) await dispatch.finish({ scanId, ip, scanType, regionsAsked });
+    if (now > deadline + DEADLINE_GRACE_MS) await dispatch.finish({ scanId, ip, scanType, regionsAsked, deadline, reason: 'deadline' });
     else if (statuses[i] === 'queued') await dispatch.first(record, window, deadline);
   }
 }

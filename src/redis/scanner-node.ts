@@ -107,7 +107,7 @@ export class ScannerNode {
     logger.debug({ event: 'chunk_scanned', scanId: job.scanId, index: job.index, ended, durationMs: summary.durationMs }, 'chunks scanned');
     if (ended) return;
     await dispatch.next(region, job, summary.timing);
-    if (recorded.some((r) => r.done === r.total)) await dispatch.finish(finishOf(job));
+    if (recorded.some((r) => r.done === r.total)) await dispatch.finish(finishOf(job, 'chunks-in'));
   }
 
   /** A chunk that failed every attempt: the scan ends now with what it has, not at its deadline. */
@@ -116,7 +116,7 @@ export class ScannerNode {
     logger.warn({ err: error, scanId: job?.data.scanId, index: job?.data.index, attempt: job?.attemptsMade }, 'chunk failed');
     if (job === undefined || job.attemptsMade < CHUNK_ATTEMPTS) return;
     dispatch
-      .finish(finishOf(job.data))
+      .finish(finishOf(job.data, 'chunk-failed'))
       .catch((finishError: unknown) => logger.error({ err: finishError, scanId: job.data.scanId }, 'could not queue the finish'));
   }
 }
