@@ -16,7 +16,7 @@ import { type RedisServer, startRedisServer } from '../../support/redis-server.j
 import type { ServerProcess } from '../../support/server-process.js';
 import { readSse, type SseEvent } from '../../support/sse-reader.js';
 
-const CALLER = '127.0.0.21';
+const CALLER = '127.0.0.151';
 const OPEN_PORTS = [20022, 40123];
 const fetchAs = callerFetch(CALLER);
 

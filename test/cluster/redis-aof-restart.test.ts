@@ -15,7 +15,7 @@ import { scanEnd } from '../helpers/scan-end.js';
 
 const REDIS_PORT = 27440;
 const OPEN_PORTS = [20141, 40242, 65021];
-const CALLER = '127.0.0.74';
+const CALLER = '127.0.0.153';
 const AS_CALLER = { 'X-Forwarded-For': CALLER };
 
 let redis: AofRedis;

@@ -18,7 +18,7 @@ import { readSse } from '../../support/sse-reader.js';
 import { eventually } from '../helpers/eventually.js';
 
 const OPEN_PORTS = [20122, 40223, 65001];
-const CALLER = '127.0.0.71';
+const CALLER = '127.0.0.152';
 const AS_CALLER = { 'X-Forwarded-For': CALLER };
 /** A request not answered in this time counts as hanging. */
 const HANG_MS = 5000;
