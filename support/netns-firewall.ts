@@ -29,7 +29,9 @@ export interface SourceRule {
   /** The source address (IPv4 or IPv6) the rule applies to. */
   source: string;
   ports: PortRange;
-  /** `drop`: no answer (filtered); `reset`: REJECT --reject-with tcp-reset (closed). */
+  /** Default `tcp`. */
+  protocol?: 'tcp' | 'udp';
+  /** `drop`: no answer (filtered); `reset`: closed (REJECT with a TCP reset, or for UDP an ICMP port unreachable). */
   answer: 'drop' | 'reset';
 }
 
@@ -73,8 +75,10 @@ export function firewallRules(family: Family, options: HostileOptions, dropped: 
   };
   for (const rule of options.bySource ?? []) {
     if (rule.source.includes(':') !== (family === 6)) continue;
-    const verdict = rule.answer === 'drop' ? ['DROP'] : ['REJECT', '--reject-with', 'tcp-reset'];
-    input('-s', rule.source, '--dport', range(rule.ports), '-j', ...verdict);
+    const protocol = rule.protocol ?? 'tcp';
+    const refusal = protocol === 'tcp' ? 'tcp-reset' : family === 4 ? 'icmp-port-unreachable' : 'icmp6-port-unreachable';
+    const verdict = rule.answer === 'drop' ? ['DROP'] : ['REJECT', '--reject-with', refusal];
+    rules.push(['-A', 'INPUT', '-p', protocol, '-s', rule.source, '--dport', range(rule.ports), '-j', ...verdict]);
   }
   const syn = options.synLimit;
   if (syn !== undefined) {
@@ -141,7 +145,7 @@ export function trueState(
 ): 'open' | 'closed' | 'filtered' {
   const inside = (r: PortRange | null | undefined): boolean => r != null && port >= r.from && port <= r.to;
   // Rule order above: the source rules, the dropped range, the REJECT ranges, then drop-all.
-  const sourced = options.bySource?.find((rule) => rule.source === source && inside(rule.ports));
+  const sourced = options.bySource?.find((rule) => (rule.protocol ?? 'tcp') === 'tcp' && rule.source === source && inside(rule.ports));
   if (sourced !== undefined) return sourced.answer === 'drop' ? 'filtered' : 'closed';
   if (inside(dropped)) return 'filtered';
   if (inside(options.rejectReset)) return 'closed';

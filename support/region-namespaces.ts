@@ -32,6 +32,8 @@ import type { Placement } from './server-process.js';
 export interface RegionRule {
   region: string;
   ports: PortRange;
+  /** Default `tcp`; `udp` rules change no TCP truth (stateFrom, expected). */
+  protocol?: 'tcp' | 'udp';
   /** `drop`: filtered from that region; `reset`: closed from it. */
   answer: 'drop' | 'reset';
 }
@@ -186,7 +188,7 @@ export async function createRegionNamespaces(options: RegionNamespacesOptions): 
       regions.push({ region, namespace, address, place: { prefix: [ip, 'netns', 'exec', namespace], host: address } });
     }
     const addressOf = (region: string): string => regions.find((r) => r.region === region)!.address;
-    const bySource = (options.rules ?? []).map((rule) => ({ source: addressOf(rule.region), ports: { ...rule.ports }, answer: rule.answer }));
+    const bySource = (options.rules ?? []).map(({ region, ports, protocol, answer }) => ({ source: addressOf(region), ports: { ...ports }, protocol, answer }));
     target = await createNetnsHost({ ...options.target, bySource, viaRoot: regions.map((r) => `${r.address}/32`) });
     for (const region of regions) {
       await run(ip, ['-n', region.namespace, 'route', 'add', `${target.ipv4}/32`, 'via', gateways.get(region.region)!]);

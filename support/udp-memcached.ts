@@ -1,6 +1,6 @@
 // A real memcached answering on UDP 11211 (the port the udp scan probes) of
-// one loopback address and nothing else (no TCP): the caller whose udp scan
-// must name it, open and critical. Stopped by the test.
+// one address (loopback, or a netns host's) and nothing else (no TCP): the
+// caller whose udp scan must name it, open and critical. Stopped by the test.
 import { type ChildProcess, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 
@@ -12,9 +12,16 @@ export interface UdpMemcached {
   close(): Promise<void>;
 }
 
-/** Starts memcached on UDP 11211 of `address` and resolves once it answers `version` there. */
-export async function startUdpMemcached(address: string): Promise<UdpMemcached> {
-  const child: ChildProcess = spawn('memcached', ['-u', 'nobody', '-U', '11211', '-p', '0', '-m', '8', '-l', address], { stdio: 'ignore' });
+/**
+ * Starts memcached on UDP 11211 of `address` (inside network namespace
+ * `namespace` when given: a netns host's address, reached from here) and
+ * resolves once it answers `version` there.
+ */
+export async function startUdpMemcached(address: string, namespace?: string): Promise<UdpMemcached> {
+  const memcached = ['memcached', '-u', 'nobody', '-U', '11211', '-p', '0', '-m', '8', '-l', address];
+  // `ip netns exec` execs its command: the child is memcached itself, so the kill reaches it.
+  const [command, ...args] = namespace === undefined ? memcached : ['ip', 'netns', 'exec', namespace, ...memcached];
+  const child: ChildProcess = spawn(command!, args, { stdio: 'ignore' });
   const close = () => killAndWait(child);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(await answersVersion(address))) {

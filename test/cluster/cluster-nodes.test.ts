@@ -6,6 +6,7 @@ import dgram from 'node:dgram';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { UDP_PORTS } from '../../src/api/scan-type.js';
 import { healthOf, killAll, type NodeSpec, startNode } from '../../support/cluster-nodes.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { rawExchange } from '../../support/raw-http.js';
@@ -188,19 +189,41 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     await expectLogged(apiNodes, 'scan_queued', 1, (line) => line.scanType === 'fast');
   }, 60_000);
 
-  it('runs a udp scan on a scanner node: the memcached answering on UDP is open, critical, with its amplification', async () => {
+  it('runs a udp scan on a scanner node, again on another when the first is killed mid-sweep: memcached open and critical, the silent ports filtered', async () => {
     const caller = '127.0.0.9';
     const memcached = await startUdpMemcached(caller);
+    // Every other port the sweep sends to takes the datagram and says nothing, no ICMP either (the
+    // probed ports and every canary it may pick): the sweep runs its 3 s of silence, long enough to kill it.
+    const silentPorts = [...UDP_PORTS.filter((port) => port !== 11211), ...Array.from({ length: 90 }, (_, i) => 33_434 + i)];
+    const silent = await Promise.all(
+      silentPorts.map(async (port) => {
+        const socket = dgram.createSocket('udp4');
+        await new Promise<void>((resolve) => socket.bind(port, caller, resolve));
+        return socket;
+      }),
+    );
     try {
+      const nl3 = await node({ role: 'scanner', region: 'NL' }); // the deep scan's test killed NL scanner 1
       const asCaller = { 'X-Forwarded-For': caller };
       expect((await fetch(`${apiNodes[0]!.url}/v1/udp`, { method: 'POST', headers: asCaller })).status).toBe(200);
+      let sweeping: ServerProcess | undefined;
+      await eventually(
+        async () => {
+          for (const scanner of [scanners.nl2, nl3]) if ((await healthOf(scanner)).jobsInHand > 0) sweeping = scanner;
+          return sweeping !== undefined;
+        },
+        10_000,
+        'an NL scanner sweeping',
+      );
+      sweeping!.child.kill('SIGKILL');
+      const other = sweeping === nl3 ? scanners.nl2 : nl3;
       let result: Record<string, unknown> = {};
-      // Polled every 250 ms: the caller's edge limit here is 40 requests.
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250))) {
+      // Polled every second: the caller's edge limit here is 40 requests.
+      for (const deadline = Date.now() + 35_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 1000))) {
         result = (await (await fetch(`${apiNodes[1]!.url}/v1/udp`, { headers: asCaller })).json()) as Record<string, unknown>;
         if (!['queued', 'running'].includes(String(result.status))) break;
       }
-      expect(result).toMatchObject({ scan_type: 'udp', status: 'complete', severity: 'critical', ports_filtered: [] });
+      expect(result).toMatchObject({ scan_type: 'udp', status: 'complete', severity: 'critical' });
       expect(result.ports_open).toEqual([
         expect.objectContaining({
           port: 11211,
@@ -209,10 +232,15 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
           risk: expect.objectContaining({ severity: 'critical' }),
         }),
       ]);
+      expect((result.ports_filtered as { port: number }[]).map((p) => p.port)).toEqual(UDP_PORTS.filter((port) => port !== 11211));
+      await expectLogged(apiNodes, 'scan_queued', 1, (line) => line.scanType === 'udp');
+      const scanId = apiNodes.flatMap((api) => logsOf(api, 'scan_queued')).find((line) => line.scanType === 'udp')!.scanId;
+      await eventually(() => logsOf(other, 'chunk_scanned').some((line) => line.scanId === scanId), 5000, 'the other NL scanner swept it');
     } finally {
+      for (const socket of silent) socket.close();
       await memcached.close();
     }
-  });
+  }, 60_000);
 
   it('ends a scan that no scanner node ran as failed once its budget is over', async () => {
     const scanner = await node({ role: 'scanner', region: 'SE' });

@@ -23,6 +23,7 @@ import { type RedisServer, startRedisServer } from '../../support/redis-server.j
 import { createRegionNamespaces, type RegionNamespaces } from '../../support/region-namespaces.js';
 import { type ServerProcess, startServerProcess } from '../../support/server-process.js';
 import { readSse } from '../../support/sse-reader.js';
+import { startUdpMemcached, type UdpMemcached } from '../../support/udp-memcached.js';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -30,6 +31,8 @@ import { eventually } from '../helpers/eventually.js';
 const REGIONS = ['FR', 'NL', 'UK'];
 /** A few filtered ports for every region, so each view has some. */
 const FILTERED = { from: 30000, to: 30009 };
+/** The target's memcached on UDP: open from NL, dropped from FR, refused (ICMP port unreachable) to UK. */
+const UDP_MEMCACHED = { from: 11211, to: 11211 };
 const API_CONFIG = { trustProxy: ['127.0.0.1/32'], allowPrivateCallbacks: true };
 
 type Json = Record<string, unknown>;
@@ -57,6 +60,7 @@ interface Difference {
 let redis: RedisServer;
 let fixture: RegionNamespaces;
 let receiver: Receiver;
+let memcached: UdpMemcached;
 const nodes: ServerProcess[] = [];
 let scanners: { nl1: ServerProcess; nl2: ServerProcess; fr: ServerProcess; uk: ServerProcess };
 let apiNodes: ServerProcess[];
@@ -131,13 +135,17 @@ beforeAll(async () => {
   redis = await startRedisServer();
   fixture = await createRegionNamespaces({
     regions: ['NL', 'FR', 'UK'],
-    target: { filtered: FILTERED },
+    // Every ICMP port unreachable at once: each region's udp scan meets 19 closed ports.
+    target: { filtered: FILTERED, icmpRatelimitMs: 0 },
     rules: [
       { region: 'FR', ports: { from: 8080, to: 8080 }, answer: 'drop' },
       { region: 'UK', ports: { from: 25, to: 25 }, answer: 'reset' },
       { region: 'UK', ports: { from: 40022, to: 40022 }, answer: 'reset' },
+      { region: 'FR', ports: UDP_MEMCACHED, protocol: 'udp', answer: 'drop' },
+      { region: 'UK', ports: UDP_MEMCACHED, protocol: 'udp', answer: 'reset' },
     ],
   });
+  memcached = await startUdpMemcached(fixture.target.ipv4, fixture.target.name);
   asTarget = { 'X-Forwarded-For': fixture.target.ipv4 };
   receiver = await startReceiver();
   const [nl1, nl2, fr, uk] = await Promise.all([scannerIn('NL'), scannerIn('NL'), scannerIn('FR'), scannerIn('UK')]);
@@ -148,6 +156,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await killAll(nodes);
   await receiver?.close();
+  await memcached?.close();
   await fixture?.close();
   await redis?.close();
 });
@@ -245,6 +254,39 @@ describe('a cluster of 2 API nodes and scanner nodes in NL (2), FR and UK, each 
     // Every region scanned it, from its own namespace (logs are written every 200 ms).
     for (const scanner of [scanners.fr, scanners.uk]) await eventually(() => logsOf(scanner, 'chunk_scanned').length > 0, 5000, 'chunks logged');
   }, 60_000);
+
+  it('scans udp from every region: the memcached amplifier open from NL, filtered from FR, closed from UK; the union, its facts and the differences say so', async () => {
+    const api = apiNodes[0]!;
+    const post = await fetch(`${api.url}/v1/udp?regions=all`, { method: 'POST', headers: asTarget });
+    expect(post.status).toBe(200);
+    const queued = (await post.json()) as Json;
+    validateResponse('POST', '/v1/udp', 200, queued);
+    expect(queued).toMatchObject({ scan_type: 'udp', regions: REGIONS, total_chunks: REGIONS.length });
+    const result = await finalResult(api, '/v1/udp?regions=all', 60_000);
+    expect(result).toMatchObject({ status: 'complete', scan_type: 'udp', ip: fixture.target.ipv4, regions: REGIONS, severity: 'critical' });
+    const views = (result.vantages as VantageBody[]).map((v) => [v.region, v.status, portsOf(v.ports_open), portsOf(v.ports_filtered)]);
+    expect(views).toEqual([
+      ['FR', 'complete', [], [11211]],
+      ['NL', 'complete', [11211], []],
+      ['UK', 'complete', [], []],
+    ]);
+    // The union keeps what NL's probe learned: the amplifier, its figure and its risk.
+    expect(result.ports_open).toEqual([
+      expect.objectContaining({
+        port: 11211,
+        state: 'open',
+        facts: { udp: expect.objectContaining({ service: 'memcached', amplification: expect.any(Number) }) },
+        risk: expect.objectContaining({ severity: 'critical' }),
+      }),
+    ]);
+    expect(result.ports_filtered).toEqual([]);
+    expect(result.differences).toEqual([{ port: 11211, open: ['NL'], filtered: ['FR'], closed: ['UK'], unknown: [] }]);
+    expect((await getJson(`${apiNodes[1]!.url}/v1/udp?regions=all`)).body).toEqual(result);
+    // Each region's scanner nodes swept it, from their own namespace (logs are written every 200 ms).
+    const scanId = logsOf(api, 'scan_queued').find((l) => l.scanType === 'udp')!.scanId;
+    const swept = (...nodes: ServerProcess[]) => nodes.some((node) => logsOf(node, 'chunk_scanned').some((l) => l.scanId === scanId));
+    await eventually(() => swept(scanners.fr) && swept(scanners.uk) && swept(scanners.nl1, scanners.nl2), 5000, 'udp chunks logged in every region');
+  }, 90_000);
 
   it('streams a deep scan from every region: progress names each region and counts its chunks 0..63; the end equals GET', async () => {
     const api = apiNodes[1]!;

@@ -1,6 +1,7 @@
 // The service across crashes, shutdowns and time: nothing accepted is lost,
 // results expire after 24 h, budgets end scans incomplete, streams of a
 // stopping server get their terminal event. Real server processes.
+import dgram from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { listeningPorts } from '../../support/listening-ports.js';
 import { listenOn } from '../../support/loopback-listeners.js';
 import { validateResponse } from '../../support/openapi-validator.js';
 import { runCli, type ServerProcess, startServerProcess } from '../../support/server-process.js';
+import { startUdpMemcached } from '../../support/udp-memcached.js';
 import { startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
 import { cleanupAfterEach } from '../helpers/test-cleanups.js';
@@ -152,6 +154,47 @@ describe('restart', () => {
     const finished = () => second.logs.filter((l) => l.event === 'scan_finished').map((l) => l.ip);
     await eventually(() => finished().length === 2, 5000, 'both scans logged');
     expect(finished()).toEqual(['127.0.0.252', '127.0.0.253']);
+  });
+
+  it('after kill -9 runs both udp scans it left, the one running and the one queued, to exact results', async () => {
+    // One udp scan at a time. The first caller's SIP port takes datagrams and never answers (no
+    // ICMP either), so its scan runs until the silence is judged; the second caller's waits in line.
+    const [busyIp, waitingIp] = ['127.27.3.1', '127.27.3.2'];
+    const silent = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(5060, busyIp, resolve));
+    cleanups.push(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+    const memcached = await startUdpMemcached(waitingIp);
+    cleanups.push(() => memcached.close());
+    const dataDir = tempDir();
+    const config = { concurrency: { udp: 1 } };
+    const first = track(await startServerProcess(dataDir, config));
+    const [busy, waiting] = [callerFetch(busyIp), callerFetch(waitingIp)];
+    expect((await busy(`${first.url}/v1/udp`, { method: 'POST' })).status).toBe(200);
+    expect(await (await waiting(`${first.url}/v1/udp`, { method: 'POST' })).json()).toMatchObject({ status: 'queued' });
+    const statusOf = async (fetch: CallerFetch) => ((await (await fetch(`${first.url}/v1/udp`)).json()) as { status: string }).status;
+    await eventually(async () => (await statusOf(busy)) === 'running', 5000, 'the first udp scan to run');
+    expect(await statusOf(waiting)).toBe('queued');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(first.logs.filter((l) => l.event === 'scan_finished')).toEqual([]);
+
+    const second = track(await startServerProcess(dataDir, config));
+    const recovered = () => second.logs.filter((l) => l.event === 'scan_recovered').map((l) => [l.ip, l.scanType, l.status]);
+    await eventually(() => recovered().length === 2, 5000, 'both udp scans recovered');
+    expect(recovered()).toEqual([
+      [busyIp, 'udp', 'running'],
+      [waitingIp, 'udp', 'queued'],
+    ]);
+    const busyResult = await pollUntilFinal(busy, `${second.url}/v1/udp`);
+    validateResponse('GET', '/v1/udp', 200, busyResult);
+    expect(busyResult).toMatchObject({ scan_type: 'udp', status: 'complete', ports_open: [] });
+    expect((busyResult.ports_filtered as { port: number }[]).map((p) => p.port)).toEqual([5060]);
+    const waitingResult = await pollUntilFinal(waiting, `${second.url}/v1/udp`);
+    validateResponse('GET', '/v1/udp', 200, waitingResult);
+    expect(waitingResult).toMatchObject({ scan_type: 'udp', status: 'complete', severity: 'critical', ports_filtered: [] });
+    expect((waitingResult.ports_open as { port: number; state: string }[]).map((p) => [p.port, p.state])).toEqual([[11211, 'open']]);
+    await eventually(() => second.logs.filter((l) => l.event === 'scan_finished').length === 2, 5000, 'both scans logged');
+    expect(second.logs.filter((l) => l.event === 'scan_finished').map((l) => l.ip)).toEqual([busyIp, waitingIp]);
   });
 
   it('keeps finished results across a restart', async () => {
