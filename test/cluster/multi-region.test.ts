@@ -89,6 +89,15 @@ async function getJson(url: string, headers: Record<string, string> = asTarget):
   return { status: response.status, body: (await response.json()) as Json };
 }
 
+/** POST /v1/`scanType`?regions=all on `api` as the target: its 200 body, checked against the OpenAPI document. */
+async function startFromEveryRegion(api: ServerProcess, scanType: ScanType): Promise<Json> {
+  const post = await fetch(`${api.url}/v1/${scanType}?regions=all`, { method: 'POST', headers: asTarget });
+  expect(post.status).toBe(200);
+  const queued = (await post.json()) as Json;
+  validateResponse('POST', `/v1/${scanType}`, 200, queued);
+  return queued;
+}
+
 /** Polls GET `path` (with its query) on `api` until the scan is no longer queued or running. */
 async function finalResult(api: ServerProcess, path: string, timeoutMs: number, headers = asTarget): Promise<Json> {
   let body: Json = {};
@@ -236,11 +245,7 @@ describe('a cluster of 2 API nodes and scanner nodes in NL (2), FR and UK, each 
 
   it('scans fast from every region: each region sees its own ports, the union and the differences are exact', async () => {
     const api = apiNodes[0]!;
-    const post = await fetch(`${api.url}/v1/fast?regions=all`, { method: 'POST', headers: asTarget });
-    expect(post.status).toBe(200);
-    const queued = (await post.json()) as Json;
-    validateResponse('POST', '/v1/fast', 200, queued);
-    expect(queued).toMatchObject({ scan_type: 'fast', regions: REGIONS });
+    expect(await startFromEveryRegion(api, 'fast')).toMatchObject({ scan_type: 'fast', regions: REGIONS });
     const result = await finalResult(api, '/v1/fast?regions=all', 30_000);
     expectExact(result, 'fast', REGIONS);
     // By hand, what the firewall makes of the fast scan's ports: 25 closed from UK, 8080 filtered from FR.
@@ -257,11 +262,7 @@ describe('a cluster of 2 API nodes and scanner nodes in NL (2), FR and UK, each 
 
   it('scans udp from every region: the memcached amplifier open from NL, filtered from FR, closed from UK; the union, its facts and the differences say so', async () => {
     const api = apiNodes[0]!;
-    const post = await fetch(`${api.url}/v1/udp?regions=all`, { method: 'POST', headers: asTarget });
-    expect(post.status).toBe(200);
-    const queued = (await post.json()) as Json;
-    validateResponse('POST', '/v1/udp', 200, queued);
-    expect(queued).toMatchObject({ scan_type: 'udp', regions: REGIONS, total_chunks: REGIONS.length });
+    expect(await startFromEveryRegion(api, 'udp')).toMatchObject({ scan_type: 'udp', regions: REGIONS, total_chunks: REGIONS.length });
     const result = await finalResult(api, '/v1/udp?regions=all', 60_000);
     expect(result).toMatchObject({ status: 'complete', scan_type: 'udp', ip: fixture.target.ipv4, regions: REGIONS, severity: 'critical' });
     const views = (result.vantages as VantageBody[]).map((v) => [v.region, v.status, portsOf(v.ports_open), portsOf(v.ports_filtered)]);
