@@ -62,7 +62,8 @@ const MAX_ROUND_MS = 1_500;
 const CANARY_GAP_MS = 2;
 /** An empty datagram: the least a closed port can refuse. */
 const CANARY_BYTES = new Uint8Array(0);
-const TRACEROUTE_PORTS = { first: 33_434, count: 90 };
+/** Where the first canary is guessed (traceroute's UDP ports, closed on nearly every host). */
+export const TRACEROUTE_PORTS = { first: 33_434, count: 90 } as const;
 
 /** One probed port as the sweep goes. */
 interface Track {

@@ -7,11 +7,13 @@ import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UDP_PORTS } from '../../src/api/scan-type.js';
+import { TRACEROUTE_PORTS } from '../../src/udp/udp-sweep.js';
 import { healthOf, killAll, type NodeSpec, startNode } from '../../support/cluster-nodes.js';
 import { type Listeners, listenOn } from '../../support/loopback-listeners.js';
 import { rawExchange } from '../../support/raw-http.js';
 import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
 import type { ServerProcess } from '../../support/server-process.js';
+import { silentUdpPorts } from '../../support/silent-udp-ports.js';
 import { readSse, type SseEvent } from '../../support/sse-reader.js';
 import { startUdpMemcached } from '../../support/udp-memcached.js';
 import { type Receiver, startReceiver } from '../../support/webhook-receiver.js';
@@ -194,14 +196,8 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
     const memcached = await startUdpMemcached(caller);
     // Every other port the sweep sends to takes the datagram and says nothing, no ICMP either (the
     // probed ports and every canary it may pick): the sweep runs its 3 s of silence, long enough to kill it.
-    const silentPorts = [...UDP_PORTS.filter((port) => port !== 11211), ...Array.from({ length: 90 }, (_, i) => 33_434 + i)];
-    const silent = await Promise.all(
-      silentPorts.map(async (port) => {
-        const socket = dgram.createSocket('udp4');
-        await new Promise<void>((resolve) => socket.bind(port, caller, resolve));
-        return socket;
-      }),
-    );
+    const canaries = Array.from({ length: TRACEROUTE_PORTS.count }, (_, i) => TRACEROUTE_PORTS.first + i);
+    const silent = await silentUdpPorts(caller, [...UDP_PORTS.filter((port) => port !== 11211), ...canaries]);
     try {
       const nl3 = await node({ role: 'scanner', region: 'NL' }); // the deep scan's test killed NL scanner 1
       const asCaller = { 'X-Forwarded-For': caller };
@@ -237,7 +233,7 @@ describe('a cluster of 2 API nodes and 3 scanner nodes (NL, NL, FR)', () => {
       const scanId = apiNodes.flatMap((api) => logsOf(api, 'scan_queued')).find((line) => line.scanType === 'udp')!.scanId;
       await eventually(() => logsOf(other, 'chunk_scanned').some((line) => line.scanId === scanId), 5000, 'the other NL scanner swept it');
     } finally {
-      for (const socket of silent) socket.close();
+      await silent.close();
       await memcached.close();
     }
   }, 60_000);

@@ -1,7 +1,6 @@
 // The service across crashes, shutdowns and time: nothing accepted is lost,
 // results expire after 24 h, budgets end scans incomplete, streams of a
 // stopping server get their terminal event. Real server processes.
-import dgram from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { listeningPorts } from '../../support/listening-ports.js';
 import { listenOn } from '../../support/loopback-listeners.js';
 import { validateResponse } from '../../support/openapi-validator.js';
 import { runCli, type ServerProcess, startServerProcess } from '../../support/server-process.js';
+import { silentUdpPorts } from '../../support/silent-udp-ports.js';
 import { startUdpMemcached } from '../../support/udp-memcached.js';
 import { startReceiver } from '../../support/webhook-receiver.js';
 import { eventually } from '../helpers/eventually.js';
@@ -160,9 +160,8 @@ describe('restart', () => {
     // One udp scan at a time. The first caller's SIP port takes datagrams and never answers (no
     // ICMP either), so its scan runs until the silence is judged; the second caller's waits in line.
     const [busyIp, waitingIp] = ['127.27.3.1', '127.27.3.2'];
-    const silent = dgram.createSocket('udp4');
-    await new Promise<void>((resolve) => silent.bind(5060, busyIp, resolve));
-    cleanups.push(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+    const silent = await silentUdpPorts(busyIp, [5060]);
+    cleanups.push(() => silent.close());
     const memcached = await startUdpMemcached(waitingIp);
     cleanups.push(() => memcached.close());
     const dataDir = tempDir();
