@@ -59,6 +59,11 @@ export class Ipv4Slots {
     return this.address(slot, hostPart);
   }
 
+  /** The four addresses of `slot`, each usable as a /32 of its own. */
+  addresses(slot: number): string[] {
+    return [0, 1, 2, 3].map((hostPart) => this.address(slot, hostPart));
+  }
+
   /** `slot` as a network, `a.b.c.d/30` (a route's destination). */
   network(slot: number): string {
     return `${this.address(slot, 0)}/30`;

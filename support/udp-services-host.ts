@@ -44,6 +44,8 @@ export interface UdpServicesHostOptions {
   icmpRateLimitMs?: number;
   /** An internet-like path between the root namespace and the host (netns-path.ts); default none. */
   path?: PathOptions;
+  /** Extra addresses of the root namespace's end that reach the host, per family (NetnsHostOptions.scannerAddresses); default 0. */
+  scannerAddresses?: number;
 }
 
 /** A running host; call {@link UdpServicesHost.close} when done. */
@@ -52,6 +54,10 @@ export interface UdpServicesHost {
   name: string;
   ipv4: string;
   ipv6: string;
+  /** The root namespace's extra addresses toward the host (options.scannerAddresses of each family). */
+  scannerAddresses: { ipv4: string[]; ipv6: string[] };
+  /** Datagrams the host has received from each of `sources` (its firewall's counters). */
+  datagramsFrom(sources: readonly string[]): Promise<Map<string, number>>;
   /** The UDP port of each server started, on both addresses. */
   ports: ReadonlyMap<UdpServer, number>;
   /**
@@ -85,13 +91,20 @@ export async function createUdpServicesHost(options: UdpServicesHostOptions = {}
   };
 
   try {
-    host = await createNetnsHost({ listenerPorts: [], filtered: null, path: options.path, icmpRatelimitMs: options.icmpRateLimitMs });
+    host = await createNetnsHost({
+      listenerPorts: [],
+      filtered: null,
+      path: options.path,
+      icmpRatelimitMs: options.icmpRateLimitMs,
+      scannerAddresses: options.scannerAddresses,
+    });
     const { name, ipv4, ipv6 } = host;
-    await installRules(
-      tools,
-      name,
-      dropped.map((port) => ['-A', 'INPUT', '-p', 'udp', '--dport', String(port), '-j', 'DROP']),
-    );
+    const scanners = host.scannerAddresses!;
+    await installRules(tools, name, (family) => [
+      // A rule with no target only counts: the datagrams from each extra scanner address.
+      ...(family === 4 ? scanners.ipv4 : scanners.ipv6).map((source) => ['-I', 'INPUT', '-p', 'udp', '-s', source]),
+      ...dropped.map((port) => ['-A', 'INPUT', '-p', 'udp', '--dport', String(port), '-j', 'DROP']),
+    ]);
     if (services.includes('dns')) {
       children.push(await startInNamespace(tools.ip, name, [process.execPath, UPSTREAM_SCRIPT, String(UPSTREAM_DNS_PORT)], `upstream DNS in ${name}`));
     }
@@ -119,6 +132,8 @@ export async function createUdpServicesHost(options: UdpServicesHostOptions = {}
     name: running.name,
     ipv4: running.ipv4,
     ipv6: running.ipv6,
+    scannerAddresses: running.scannerAddresses!,
+    datagramsFrom: (sources) => datagramsFrom(tools, running.name, sources),
     ports: new Map(services.map((service) => [service, UDP_SERVER_PORTS[service]])),
     log: (service) => (services.includes(service) ? readFileSync(logFile(dir, service), 'utf8') : ''),
     pathStats: () => running.pathStats(),
@@ -127,6 +142,29 @@ export async function createUdpServicesHost(options: UdpServicesHostOptions = {}
       return closing;
     },
   };
+}
+
+/** The packet counters of the counting rules for `sources` (UdpServicesHost.datagramsFrom). */
+async function datagramsFrom(
+  tools: { ip: string; iptables: string; ip6tables: string },
+  namespace: string,
+  sources: readonly string[],
+): Promise<Map<string, number>> {
+  const rules = await Promise.all(
+    [tools.iptables, tools.ip6tables].map((iptables) => run(tools.ip, ['netns', 'exec', namespace, iptables, '-w', '-S', 'INPUT', '-v'])),
+  );
+  const counts = new Map<string, number>();
+  for (const source of sources) {
+    // `-A INPUT -s 198.18.0.8/32 -p udp -c 12 480`
+    const line = rules
+      .join('\n')
+      .split('\n')
+      .find((rule) => rule.includes(` -s ${source}/`) && !rule.includes(' -j '));
+    const packets = line === undefined ? undefined : /-c (\d+) /.exec(line)?.[1];
+    if (packets === undefined) throw new Error(`udp services host: no counting rule for ${source}`);
+    counts.set(source, Number(packets));
+  }
+  return counts;
 }
 
 function logFile(dir: string, service: UdpServer): string {

@@ -4,8 +4,10 @@
 // namespace (support/udp-services-host.ts), one port dropped by iptables,
 // the rest closed, the namespace's ICMP rate limit at the kernel's default;
 // on a bare veth and behind an internet-like path (80 ms, 1 % loss), over
-// IPv4 and IPv6. Ours runs --runs times (alternating with nmap), each
-// checked against the host's truth; nmap once per variant.
+// IPv4 and IPv6; ours from one address, and from 4 (scanner.udpSourceAddresses:
+// the probes shared out, each address with its own ICMP budget at the
+// target). Ours runs --runs times (alternating with nmap), each checked
+// against the host's truth; nmap once per variant, from one address.
 //
 //   --runs N   our sweeps per target (default 3)
 //
@@ -24,6 +26,8 @@ const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error(`--runs must be a whole number from 1 to 50, got ${values.runs}`);
 
 const DROPPED = 5060;
+/** Source addresses of the pooled sweeps. */
+const SOURCES = 4;
 const PORTS = UDP_PROBES.map((probe) => probe.port);
 
 /** What each probed port of `host` is: open where a server listens, filtered where dropped, closed elsewhere. */
@@ -57,17 +61,18 @@ interface Row {
   settledBy: string[];
 }
 
-async function measure(label: string, host: UdpServicesHost, address: string): Promise<Row> {
+/** Our sweeps of `address` from `sources` (none: the kernel's choice), and nmap's unless `nmapOf` already has them. */
+async function measure(label: string, host: UdpServicesHost, address: string, sources: string[] = [], nmapOf?: Row): Promise<Row> {
   const truth = truthOf(host);
   const ours: number[] = [];
   const settledBy: string[] = [];
   let oursWrong = 0;
-  let nmap: NmapUdpResult | null = null;
-  let nmapV0: NmapUdpResult | null = null;
+  let nmap: NmapUdpResult | null = nmapOf?.nmap ?? null;
+  let nmapV0: NmapUdpResult | null = nmapOf?.nmapV0 ?? null;
   for (let run = 0; run < runs; run++) {
     // Each tool starts with the target's ICMP budget refilled: the burst of 6 is worth 6 s on IPv4.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
-    const result = await udpSweep(address, UDP_PROBES);
+    const result = await udpSweep(address, UDP_PROBES, { sourceAddresses: sources });
     const wrong = result.ports.filter((port) => port.state !== truth.get(port.port));
     oursWrong += wrong.length;
     ours.push(result.durationMs);
@@ -75,7 +80,7 @@ async function measure(label: string, host: UdpServicesHost, address: string): P
     console.log(
       `${label} ours run ${run + 1}: ${seconds(result.durationMs)}, ${result.rounds} rounds, settled by ${result.settledBy}, ${wrong.length} wrong${wrong.length > 0 ? ` (${wrong.map((p) => `${p.port} ${p.state}`).join(', ')})` : ''}`,
     );
-    if (run === 0) {
+    if (run === 0 && nmapOf === undefined) {
       await new Promise((resolve) => setTimeout(resolve, 6_000));
       nmap = await nmapUdpScan(address, PORTS.join(','));
       console.log(`${label} nmap -sU: ${nmapLine(nmap, truth)}`);
@@ -89,11 +94,14 @@ async function measure(label: string, host: UdpServicesHost, address: string): P
 
 const rows: Row[] = [];
 for (const path of [null, { rttMs: 80, loss: 0.01 }]) {
-  const host = await createUdpServicesHost({ dropped: [DROPPED], ...(path === null ? {} : { path }) });
+  const host = await createUdpServicesHost({ dropped: [DROPPED], scannerAddresses: SOURCES, ...(path === null ? {} : { path }) });
   try {
     const where = path === null ? 'veth' : '80 ms, 1 % loss';
-    rows.push(await measure(`${where}, IPv4`, host, host.ipv4));
-    rows.push(await measure(`${where}, IPv6`, host, host.ipv6));
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      const name = `${where}, ${family === 'ipv4' ? 'IPv4' : 'IPv6'}`;
+      const single = await measure(name, host, host[family]);
+      rows.push(single, await measure(`${name}, from ${SOURCES} addresses`, host, host[family], host.scannerAddresses[family], single));
+    }
   } finally {
     await host.close();
   }
@@ -112,7 +120,7 @@ const table = [
   }),
 ];
 for (const line of table) console.log(line);
-const intro = `A whole udp sweep (${UDP_PROBES.length} probes: ${PORTS.join(', ')}) of a network namespace running Debian's real servers (dnsmasq recursive for example.com, chrony, snmpd, memcached -U, inetd's chargen, tftpd-hpa, rpcbind, libcoap3's CoAP server; Debian has no QOTD server), UDP ${DROPPED} dropped by iptables, the other ports closed; the namespace's ICMP rate limit at the kernel's default (IPv4: a burst of 6 port unreachables, then one a second). Each tool starts 6 s after the last, so each meets a full ICMP burst. Goals: veth ≤ 2 s, 80 ms and 1 % loss ≤ 5 s, exact.`;
+const intro = `A whole udp sweep (${UDP_PROBES.length} probes: ${PORTS.join(', ')}) of a network namespace running Debian's real servers (dnsmasq recursive for example.com, chrony, snmpd, memcached -U, inetd's chargen, tftpd-hpa, rpcbind, libcoap3's CoAP server; Debian has no QOTD server), UDP ${DROPPED} dropped by iptables, the other ports closed; the namespace's ICMP rate limit at the kernel's default (IPv4: a burst of 6 port unreachables, then one a second). Ours sends from one address, then from ${SOURCES} (scanner.udpSourceAddresses: the probes shared out, ${UDP_PROBES.length / SOURCES} an address, each address with its own ICMP budget at the host); nmap from one (its figures repeated on the pooled rows, from the same run). Each tool starts 6 s after the last, so each meets a full ICMP burst. Goals: veth ≤ 2 s, 80 ms and 1 % loss ≤ 5 s, exact.`;
 recordSection('udp', 'UDP: a udp sweep against nmap -sU on the same ports of the same host (npm run bench:udp)', [intro, '', ...table]);
 const wrong = rows.reduce((sum, row) => sum + row.oursWrong, 0);
 if (wrong > 0) console.error(`bench:udp: ${wrong} wrong states`);

@@ -7,6 +7,7 @@ import type { ScanType } from '../api/scan-type.js';
 import { ENGINE_CHOICES } from '../native/engine-choices.js';
 import { POLLER_CHOICES } from '../native/poller-choices.js';
 import { parseCidr } from '../net/cidr.js';
+import { normaliseIp } from '../net/ip-address.js';
 import { HTTP_SERVER_CHOICES } from './http-server-choices.js';
 import { parseRedisUrl } from './redis-url.js';
 import { SERVE_FLAGS, type ServeFlag } from './serve-flags.js';
@@ -42,6 +43,16 @@ const cidr = z.string().superRefine((text, context) => {
     parseCidr(text);
   } catch (error) {
     context.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+});
+
+/** One address, by the one set of IP rules (src/net); kept as written canonically. */
+const ipAddress = z.string().transform((text, context) => {
+  try {
+    return normaliseIp(text.trim());
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
   }
 });
 
@@ -116,6 +127,11 @@ export const configSchema = z.strictObject({
       engine: setting(z.enum(ENGINE_CHOICES).default('auto'), {
         description:
           'how the scanner probes: `syn` (half-open SYNs from a raw socket, each open port confirmed by one `connect()`; needs CAP_NET_RAW, without which it stops the start), `connect` (a `connect()` per port; any user) or `auto`: syn when the process has CAP_NET_RAW, else connect (see Scanner engines)',
+      }),
+      udpSourceAddresses: setting(z.array(ipAddress).default([]), {
+        description:
+          "addresses of this host a udp scan sends from, the probes shared out among those of the target's family: the target rate-limits its ICMP port unreachables per address it sends them to, so each address makes the scan faster (see UDP scans); each must be this host's, or the start stops",
+        defaultText: "none: the kernel's choice",
       }),
     })
     .prefault({}),

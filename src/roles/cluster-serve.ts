@@ -39,7 +39,7 @@ import { startExpirySweep } from '../scan/expiry-sweep.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';
 import { ScanFinisher } from '../scan/scan-finisher.js';
 import { ScanLifecycle } from '../scan/scan-lifecycle.js';
-import { UdpScanner } from '../udp/udp-scanner.js';
+import { openUdpScanner } from '../udp/open-udp-scanner.js';
 import type { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
 import { openClusterWebhooks } from './cluster-webhooks.js';
@@ -99,7 +99,18 @@ export async function startClusterServer(config: Config, logger: Logger, deps: S
     const concurrency = config.concurrency.deep ?? DEFAULT_CHUNK_CONCURRENCY;
     const examine = factsStage(config);
     scanner = new ScannerNode(
-      { region: scannerRegion, scanner: native, udpScanner: new UdpScanner(), progress, dispatch, concurrency, examine, lookupPtr, logger, metrics },
+      {
+        region: scannerRegion,
+        scanner: native,
+        udpScanner: await openUdpScanner(config.scanner.udpSourceAddresses, logger),
+        progress,
+        dispatch,
+        concurrency,
+        examine,
+        lookupPtr,
+        logger,
+        metrics,
+      },
       bullmq(),
     );
     const announced = announceScanner(redis, scannerRegion, (error) => logger.warn({ err: error }, 'scanner heartbeat failed'));

@@ -16,7 +16,7 @@ import { systemClock } from '../model/clock.js';
 import { startExpirySweep } from '../scan/expiry-sweep.js';
 import { createPtrLookup } from '../scan/ptr-lookup.js';
 import { recoverUnfinished } from '../scan/scan-recovery.js';
-import { UdpScanner } from '../udp/udp-scanner.js';
+import { openUdpScanner } from '../udp/open-udp-scanner.js';
 import { SigningKey } from '../webhook/signing-key.js';
 import { WebhookService } from '../webhook/webhook-service.js';
 import { openApiRole } from './api-role.js';
@@ -55,7 +55,7 @@ export async function startSingleServer(config: Config, logger: Logger, deps: Se
   const webhooks = await WebhookService.open({ outbox, key, store, allowPrivateCallbacks, logger });
   const scans = openLocalScans({
     scanner,
-    udpScanner: new UdpScanner(),
+    udpScanner: await openUdpScanner(config.scanner.udpSourceAddresses, logger),
     store,
     clock,
     logger,

@@ -31,10 +31,11 @@ export class UdpPortSocket {
   }
 
   /**
-   * A socket connected to `host`:`port`; `events` hears its replies and
+   * A socket connected to `host`:`port`, sending from `localAddress` (the
+   * kernel's choice when undefined); `events` hears its replies and
    * refusals, and with `anyPort` the target's answers from its other ports.
    */
-  static async open(host: string, port: number, events: UdpPortEvents, anyPort = false): Promise<UdpPortSocket> {
+  static async open(host: string, port: number, events: UdpPortEvents, anyPort = false, localAddress?: string): Promise<UdpPortSocket> {
     const type = host.includes(':') ? 'udp6' : 'udp4';
     const socket = dgram.createSocket({ type, reuseAddr: anyPort });
     const opened = new UdpPortSocket(socket, port);
@@ -50,8 +51,10 @@ export class UdpPortSocket {
         if (from.address === host) heard(data);
       });
       sibling.on('error', () => {});
-      await new Promise<void>((resolve) => sibling.bind(0, resolve));
-      await new Promise<void>((resolve) => socket.bind(sibling.address().port, resolve));
+      await bound(sibling, 0, localAddress);
+      await bound(socket, sibling.address().port, localAddress);
+    } else if (localAddress !== undefined) {
+      await bound(socket, 0, localAddress);
     }
     socket.on('error', (error: NodeJS.ErrnoException) => {
       // ECONNREFUSED is the ICMP answer; anything else (EHOSTUNREACH, a
@@ -81,4 +84,15 @@ export class UdpPortSocket {
     this.socket.close();
     this.sibling?.close();
   }
+}
+
+/** Binds `socket` to `port` of `address` (any address when undefined); rejects when it cannot (an address not this host's). */
+function bound(socket: dgram.Socket, port: number, address: string | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind({ port, address }, () => {
+      socket.off('error', reject);
+      resolve();
+    });
+  });
 }

@@ -4,6 +4,9 @@
 // unreachable (closed) or been judged filtered by silence-judge.ts, which
 // is where the target's ICMP rate limit is dealt with. An open port is then
 // sent the probe's other requests (once more if unanswered) for its facts.
+// With several source addresses of the target's family, each sweeps its
+// share of the probes at once, its own rounds and canary drawing on its own
+// ICMP budget at the target.
 // A TypeScript stage over node:dgram rather than a third engine in the
 // addon: it sends a few dozen datagrams a round to one address, so the
 // event loop's cost is small, and the kernel's ICMP pacing, not our send
@@ -45,6 +48,13 @@ export interface UdpSweepOptions {
   signal?: AbortSignal;
   /** The port guessed closed that serves as canary until a probed port is known closed. Default: one of 33434–33523. */
   canaryPort?: number;
+  /**
+   * Addresses of this host to send from. Those of the target's family
+   * share the probes out (each sends to its own ports, with a canary of
+   * its own): the target rate-limits its ICMP per address it answers, so
+   * each brings its own burst. None of the family: the kernel's choice.
+   */
+  sourceAddresses?: readonly string[];
 }
 
 /** Before any round trip is measured; an internet path's is well under it. */
@@ -77,14 +87,38 @@ interface Track {
   followUpRetried: boolean;
 }
 
-/** Sweeps `probes` against `host` (an IPv4 or IPv6 address). */
+/** Sweeps `probes` against `host` (an IPv4 or IPv6 address), from each of its family's source addresses at once. */
 export async function udpSweep(host: string, probes: readonly UdpProbe[], options: UdpSweepOptions = {}): Promise<UdpSweepResult> {
-  const sweep = new Sweep(host, probes, options);
+  const startedAt = performance.now();
+  const sources = (options.sourceAddresses ?? []).filter((address) => address.includes(':') === host.includes(':'));
+  if (sources.length <= 1) return sweepFrom(host, probes, options, sources[0]);
+  const shares = sources.map((source, i) => ({ source, probes: probes.filter((_, index) => index % sources.length === i) }));
+  const results = await Promise.all(shares.filter((share) => share.probes.length > 0).map((share) => sweepFrom(host, share.probes, options, share.source)));
+  return mergeSweeps(probes, results, performance.now() - startedAt);
+}
+
+async function sweepFrom(host: string, probes: readonly UdpProbe[], options: UdpSweepOptions, localAddress: string | undefined): Promise<UdpSweepResult> {
+  const sweep = new Sweep(host, probes, options, localAddress);
   try {
     return await sweep.run();
   } finally {
     sweep.close();
   }
+}
+
+const SETTLED_ORDER: readonly UdpSweepResult['settledBy'][] = ['answers', 'judge', 'time limit'];
+
+/** One result of the sweeps of each source's share: ports in `probes`' order, settled by the last way any share settled. */
+function mergeSweeps(probes: readonly UdpProbe[], results: readonly UdpSweepResult[], durationMs: number): UdpSweepResult {
+  const byPort = new Map(results.flatMap((result) => result.ports.map((port) => [port.port, port] as const)));
+  const rtts = results.map((result) => result.rttMs).filter((rtt) => rtt !== null);
+  return {
+    ports: probes.map((probe) => byPort.get(probe.port)!),
+    rounds: Math.max(...results.map((result) => result.rounds)),
+    durationMs,
+    rttMs: rtts.length > 0 ? Math.min(...rtts) : null,
+    settledBy: SETTLED_ORDER[Math.max(...results.map((result) => SETTLED_ORDER.indexOf(result.settledBy)))]!,
+  };
 }
 
 class Sweep {
@@ -106,6 +140,8 @@ class Sweep {
     private readonly host: string,
     private readonly probes: readonly UdpProbe[],
     private readonly options: UdpSweepOptions,
+    /** The address this share of the sweep sends from; the kernel's choice when undefined. */
+    private readonly localAddress: string | undefined,
   ) {
     this.maxMs = options.maxMs ?? 30_000;
   }
@@ -163,6 +199,7 @@ class Sweep {
       probe.port,
       { reply: (data) => this.onReply(track, data), refused: () => this.onRefused(track) },
       probe.answersFromOtherPort === true,
+      this.localAddress,
     );
     return track;
   }
@@ -171,17 +208,23 @@ class Sweep {
     const probed = new Set(this.probes.map((probe) => probe.port));
     let port = this.options.canaryPort ?? TRACEROUTE_PORTS.first + Math.floor(Math.random() * TRACEROUTE_PORTS.count);
     while (probed.has(port)) port++;
-    const socket = await UdpPortSocket.open(this.host, port, {
-      // A canary that answers is no canary; the rounds then wait for a probed port known closed.
-      reply: () => {
-        if (this.randomCanary === socket) this.randomCanary = null;
+    const socket = await UdpPortSocket.open(
+      this.host,
+      port,
+      {
+        // A canary that answers is no canary; the rounds then wait for a probed port known closed.
+        reply: () => {
+          if (this.randomCanary === socket) this.randomCanary = null;
+        },
+        refused: () => {
+          if (this.canary === socket) this.canaryRefused = true;
+          this.sampleRtt();
+          this.wakeUp();
+        },
       },
-      refused: () => {
-        if (this.canary === socket) this.canaryRefused = true;
-        this.sampleRtt();
-        this.wakeUp();
-      },
-    });
+      false,
+      this.localAddress,
+    );
     return socket;
   }
 

@@ -8,10 +8,12 @@
 // against the OpenAPI document.
 import { describe, expect, it } from 'vitest';
 
+import { DEFAULT_CONFIG } from '../../src/config/config.js';
 import { callerFetch, pollUntilFinal } from '../../support/callers.js';
 import { connectMcp } from '../../support/mcp-client.js';
 import { NO_LIMITS } from '../../support/no-limits.js';
 import { validateResponse } from '../../support/openapi-validator.js';
+import { silentUdpPorts } from '../../support/silent-udp-ports.js';
 import { readSse } from '../../support/sse-reader.js';
 import { startUdpMemcached } from '../../support/udp-memcached.js';
 import { type ReceivedHook, startReceiver } from '../../support/webhook-receiver.js';
@@ -132,6 +134,25 @@ describe('udp scan through the server', () => {
       return pollUntilFinal(fetch, `${s.url}/v1/udp`);
     })()) as unknown as Result;
     expect(result).toMatchObject({ scan_type: 'udp', status: 'complete', ports_open: [], ports_filtered: [] });
+  });
+
+  it('sends from the addresses of scanner.udpSourceAddresses, sharing the probes out', async () => {
+    const sources = ['127.0.0.5', '127.0.0.6'];
+    const s = await server({ scanner: { ...DEFAULT_CONFIG.scanner, udpSourceAddresses: sources } });
+    const silent = await silentUdpPorts('127.27.0.7', [53, 123, 161, 11211]);
+    cleanups.push(() => silent.close());
+    const fetch = callerFetch('127.27.0.7');
+    await fetch(`${s.url}/v1/udp`, { method: 'POST' });
+    const result = (await pollUntilFinal(fetch, `${s.url}/v1/udp`)) as unknown as Result;
+    expect(result).toMatchObject({ status: 'complete', ports_open: [] });
+    expect(result.ports_filtered.map((port) => (port as { port: number }).port)).toEqual([53, 123, 161, 11211]);
+    expect([...silent.senders()].sort()).toEqual(sources);
+    expect(s.logs.find((line) => line.event === 'udp_sources')).toMatchObject({ addresses: sources });
+  });
+
+  it('stops the start on a udp source address this host does not have, naming it', async () => {
+    const config = { scanner: { ...DEFAULT_CONFIG.scanner, udpSourceAddresses: ['127.0.0.5', '192.0.2.77'] } };
+    await expect(server(config)).rejects.toThrow(/scanner\.udpSourceAddresses: cannot send from 192\.0\.2\.77 \(EADDRNOTAVAIL\)/);
   });
 
   it('answers 429 with Retry-After past the per-IP udp limit, leaving fast scans alone', async () => {

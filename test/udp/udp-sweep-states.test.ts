@@ -3,8 +3,9 @@
 // where a server answers, filtered where iptables drops, closed elsewhere),
 // with the target's ICMP rate limit at the kernel's default (IPv4: a burst
 // of 6 port unreachables, then one a second), a stricter one, and behind an
-// internet-like path (80 ms, 1 % loss); and what each server answered in
-// the facts. Needs root.
+// internet-like path (80 ms, 1 % loss), sending from one address and from
+// 4 (the probes shared out, each address with its own ICMP budget at the
+// target); and what each server answered in the facts. Needs root.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { snmpProbe } from '../../src/udp/probes/snmp-probe.js';
@@ -90,10 +91,45 @@ describe('udp sweep of real servers, a stricter ICMP rate limit (one unreachable
   });
 });
 
+/**
+ * Sweeps `host` over `family` from all its extra scanner addresses (both
+ * families', as scanner.udpSourceAddresses would list them) and checks the
+ * states and that each of the family's addresses sent its share of the
+ * probes and a canary, and the other family's none.
+ */
+async function expectPooledSweepExact(host: UdpServicesHost, family: (typeof FAMILIES)[number]): Promise<void> {
+  const other = family === 'ipv4' ? 'ipv6' : 'ipv4';
+  const all = [...host.scannerAddresses.ipv4, ...host.scannerAddresses.ipv6];
+  const before = await host.datagramsFrom(all);
+  const result = await udpSweep(host[family], UDP_PROBES, { sourceAddresses: all });
+  expect(wrongStates(result.ports, truthOf(host))).toEqual([]);
+  expect(result.settledBy).toBe('judge');
+  const after = await host.datagramsFrom(all);
+  const sent = (source: string): number => after.get(source)! - before.get(source)!;
+  const share = UDP_PROBES.length / host.scannerAddresses[family].length;
+  for (const source of host.scannerAddresses[family]) expect(sent(source), source).toBeGreaterThanOrEqual(share + 1);
+  for (const source of host.scannerAddresses[other]) expect(sent(source), source).toBe(0);
+}
+
+describe('udp sweep of real servers from 4 source addresses, the kernel default ICMP rate limit', () => {
+  let host: UdpServicesHost;
+  beforeAll(async () => {
+    host = await createUdpServicesHost({ dropped: [DROPPED], scannerAddresses: 4 });
+  });
+  afterAll(() => host?.close());
+
+  describe.each(FAMILIES)('over %s', (family) => {
+    // The second runs on the ICMP budgets the first spent.
+    it.each([1, 2])('shares the probes out among the addresses, every state exact (repetition %i)', async () => {
+      await expectPooledSweepExact(host, family);
+    });
+  });
+});
+
 describe('udp sweep of real servers behind an internet-like path (80 ms, 1 % loss)', () => {
   let host: UdpServicesHost;
   beforeAll(async () => {
-    host = await createUdpServicesHost({ dropped: [DROPPED], path: { rttMs: 80, loss: 0.01 } });
+    host = await createUdpServicesHost({ dropped: [DROPPED], path: { rttMs: 80, loss: 0.01 }, scannerAddresses: 4 });
   });
   afterAll(() => host?.close());
 
@@ -102,6 +138,10 @@ describe('udp sweep of real servers behind an internet-like path (80 ms, 1 % los
       const result = await udpSweep(host[family], UDP_PROBES);
       expect(wrongStates(result.ports, truthOf(host))).toEqual([]);
       expect(result.rttMs).toBeGreaterThanOrEqual(80);
+    });
+
+    it('gets every state exact from 4 source addresses', async () => {
+      await expectPooledSweepExact(host, family);
     });
   });
 });

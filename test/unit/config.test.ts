@@ -32,6 +32,7 @@ const SAMPLES: Record<string, [string, unknown]> = {
   'scanBudgetSeconds.udp': ['30', 30],
   'scanner.poller': ['poll', 'poll'],
   'scanner.engine': ['connect', 'connect'],
+  'scanner.udpSourceAddresses': ['192.0.2.10, 2001:DB8::0:10', ['192.0.2.10', '2001:db8::10']],
   drainSeconds: ['10', 10],
   'exposure.facts': ['0', false],
   'exposure.fingerprintDays': ['7', 7],
@@ -142,6 +143,12 @@ describe('loadConfig', () => {
       {},
       /page\.ipv6Origin \(--ipv6-origin\): a host name, not an IPv6 literal/,
     ],
+    [
+      'a udp source that is no address',
+      {},
+      { SELFSCAN_SCANNER_UDP_SOURCE_ADDRESSES: '192.0.2.10,eth0' },
+      /scanner\.udpSourceAddresses\.1 \(SELFSCAN_SCANNER_UDP_SOURCE_ADDRESSES\): "eth0" is not an IP address/,
+    ],
     ['a page origin that is no URL', {}, { SELFSCAN_PAGE_ORIGINS: 'scan.example' }, /page\.origins\.0 \(SELFSCAN_PAGE_ORIGINS\)/],
   ])('refuses %s, naming the setting and where it came from', (_name, flags, env, message) => {
     expect(() => loadConfig(flags, env)).toThrow(ConfigError);
@@ -149,9 +156,9 @@ describe('loadConfig', () => {
   });
 
   it('takes the scanner engine from the file, the environment over it; auto when none is named', () => {
-    expect(DEFAULT_CONFIG.scanner).toEqual({ poller: 'auto', engine: 'auto' });
+    expect(DEFAULT_CONFIG.scanner).toEqual({ poller: 'auto', engine: 'auto', udpSourceAddresses: [] });
     const file = configFile({ scanner: { engine: 'syn' } });
-    expect(loadConfig({ config: file }, {}).scanner).toEqual({ poller: 'auto', engine: 'syn' });
+    expect(loadConfig({ config: file }, {}).scanner).toEqual({ poller: 'auto', engine: 'syn', udpSourceAddresses: [] });
     expect(loadConfig({ config: file }, { SELFSCAN_SCANNER_ENGINE: 'connect' }).scanner.engine).toBe('connect');
     expect(() => loadConfig({ config: configFile({ scanner: { engine: 'SYN' } }) }, {})).toThrow(/^scanner\.engine \(config file .*\): /);
   });
