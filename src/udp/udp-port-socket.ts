@@ -44,30 +44,35 @@ export class UdpPortSocket {
       events.reply(data);
     };
     socket.on('message', heard);
-    if (anyPort) {
-      const sibling = dgram.createSocket({ type, reuseAddr: true });
-      opened.sibling = sibling;
-      sibling.on('message', (data, from) => {
-        if (from.address === host) heard(data);
+    try {
+      if (anyPort) {
+        const sibling = dgram.createSocket({ type, reuseAddr: true });
+        opened.sibling = sibling;
+        sibling.on('message', (data, from) => {
+          if (from.address === host) heard(data);
+        });
+        sibling.on('error', () => {});
+        await bound(sibling, 0, localAddress);
+        await bound(socket, sibling.address().port, localAddress);
+      } else if (localAddress !== undefined) {
+        await bound(socket, 0, localAddress);
+      }
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        // ECONNREFUSED is the ICMP answer; anything else (EHOSTUNREACH, a
+        // network down) says nothing about the port, so it is not a verdict.
+        if (error.code === 'ECONNREFUSED') events.refused();
       });
-      sibling.on('error', () => {});
-      await bound(sibling, 0, localAddress);
-      await bound(socket, sibling.address().port, localAddress);
-    } else if (localAddress !== undefined) {
-      await bound(socket, 0, localAddress);
+      await new Promise<void>((resolve, reject) => {
+        socket.once('error', reject);
+        socket.connect(port, host, () => {
+          socket.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (error) {
+      opened.close(); // an address this host lacks, a route gone: no socket left behind
+      throw error;
     }
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      // ECONNREFUSED is the ICMP answer; anything else (EHOSTUNREACH, a
-      // network down) says nothing about the port, so it is not a verdict.
-      if (error.code === 'ECONNREFUSED') events.refused();
-    });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('error', reject);
-      socket.connect(port, host, () => {
-        socket.off('error', reject);
-        resolve();
-      });
-    });
     return opened;
   }
 

@@ -9,6 +9,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { DEFAULT_CONFIG } from '../../src/config/config.js';
+import { UDP_PROBES } from '../../src/udp/udp-probes.js';
+import { udpSweep } from '../../src/udp/udp-sweep.js';
 import { callerFetch, pollUntilFinal } from '../../support/callers.js';
 import { connectMcp } from '../../support/mcp-client.js';
 import { NO_LIMITS } from '../../support/no-limits.js';
@@ -148,6 +150,17 @@ describe('udp scan through the server', () => {
     expect(result.ports_filtered.map((port) => (port as { port: number }).port)).toEqual([53, 123, 161, 11211]);
     expect([...silent.senders()].sort()).toEqual(sources);
     expect(s.logs.find((line) => line.event === 'udp_sources')).toMatchObject({ addresses: sources });
+  });
+
+  it('a sweep from an address this host does not have fails at once and leaves no socket open', async () => {
+    // A closed socket's handle goes in the loop's close phase, after timers and immediates: counted once the earlier tests' are gone.
+    const udpSockets = async (): Promise<number> => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return process.getActiveResourcesInfo().filter((kind) => kind === 'UDPWrap').length;
+    };
+    const before = await udpSockets();
+    await expect(udpSweep('127.27.0.8', UDP_PROBES, { sourceAddresses: ['192.0.2.77'] })).rejects.toThrow(/EADDRNOTAVAIL/);
+    expect(await udpSockets()).toBe(before);
   });
 
   it('stops the start on a udp source address this host does not have, naming it', async () => {
