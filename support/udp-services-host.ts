@@ -153,13 +153,11 @@ async function datagramsFrom(
   const rules = await Promise.all(
     [tools.iptables, tools.ip6tables].map((iptables) => run(tools.ip, ['netns', 'exec', namespace, iptables, '-w', '-S', 'INPUT', '-v'])),
   );
+  const lines = rules.join('\n').split('\n');
   const counts = new Map<string, number>();
   for (const source of sources) {
     // `-A INPUT -s 198.18.0.8/32 -p udp -c 12 480`
-    const line = rules
-      .join('\n')
-      .split('\n')
-      .find((rule) => rule.includes(` -s ${source}/`) && !rule.includes(' -j '));
+    const line = lines.find((rule) => rule.includes(` -s ${source}/`) && !rule.includes(' -j '));
     const packets = line === undefined ? undefined : /-c (\d+) /.exec(line)?.[1];
     if (packets === undefined) throw new Error(`udp services host: no counting rule for ${source}`);
     counts.set(source, Number(packets));

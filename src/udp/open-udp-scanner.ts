@@ -7,6 +7,7 @@ import dgram from 'node:dgram';
 import type { Logger } from 'pino';
 
 import { ConfigError } from '../config/config-sources.js';
+import { bound } from './udp-port-socket.js';
 import { UdpScanner } from './udp-scanner.js';
 
 export async function openUdpScanner(sourceAddresses: readonly string[], logger: Logger): Promise<UdpScanner> {
@@ -20,10 +21,7 @@ export async function openUdpScanner(sourceAddresses: readonly string[], logger:
 async function checkBindable(address: string): Promise<void> {
   const socket = dgram.createSocket(address.includes(':') ? 'udp6' : 'udp4');
   try {
-    await new Promise<void>((resolve, reject) => {
-      socket.once('error', reject);
-      socket.bind({ port: 0, address }, resolve);
-    });
+    await bound(socket, 0, address);
   } catch (error) {
     throw new ConfigError(
       `scanner.udpSourceAddresses: cannot send from ${address} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): it must be an address of this host`,

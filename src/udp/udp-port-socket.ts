@@ -92,7 +92,7 @@ export class UdpPortSocket {
 }
 
 /** Binds `socket` to `port` of `address` (any address when undefined); rejects when it cannot (an address not this host's). */
-function bound(socket: dgram.Socket, port: number, address: string | undefined): Promise<void> {
+export function bound(socket: dgram.Socket, port: number, address: string | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
     socket.bind({ port, address }, () => {
