@@ -9,6 +9,7 @@
       },
       "sources": [
         "native/addon/addon.cc",
+        "native/addon/descriptor_dup.cc",
         "native/addon/scan_args.cc",
         "native/addon/scan_event_js.cc",
         "native/core/banner.cc",

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "../core/engine.h"
+#include "descriptor_dup.h"
 #include "scan_args.h"
 #include "scan_event_js.h"
 
@@ -49,6 +50,7 @@ class Addon : public Napi::Addon<Addon> {
                     InstanceMethod("startScan", &Addon::StartScan),
                     InstanceMethod("cancelScan", &Addon::CancelScan),
                     InstanceMethod("stats", &Addon::GetStats),
+                    InstanceMethod("duplicateDescriptor", &Addon::Duplicate),
                     InstanceValue("scanDefaults", ScanDefaultsToJs(env), napi_enumerable),
                     InstanceValue("requestBounds", RequestBoundsToJs(env), napi_enumerable),
                     InstanceValue("engineDefaults", EngineDefaultsToJs(env), napi_enumerable),
@@ -122,6 +124,8 @@ class Addon : public Napi::Addon<Addon> {
     if (engine_) engine_->Cancel(static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()));
     return info.Env().Undefined();
   }
+
+  Napi::Value Duplicate(const Napi::CallbackInfo& info) { return DuplicateDescriptor(info); }
 
   Napi::Value GetStats(const Napi::CallbackInfo& info) {
     if (!engine_) return info.Env().Null();

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../api/api-error.js';
 import { guardDescriptors, logListeningPaused, logListeningResumed } from './descriptor-guard.js';
 import type { HttpApp, HttpFront } from './http-front.js';
+import { openAcceptLanes } from './node-accept-lanes.js';
 import { answerClientError, REFUSAL_HEADERS } from './node-client-errors.js';
 import { isClosing, markClosing } from './node-closing-sockets.js';
 import { notePeer, peerOf } from './node-peer-address.js';
@@ -51,6 +52,7 @@ export function nodeFront(options: NodeFrontOptions): HttpFront {
 function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Route>>, options: NodeFrontOptions, logger?: Logger): HttpApp {
   const server = createNodeServer(router as NodeRouter, options, logger);
   let stopGuard = (): void => {};
+  let closeLanes = (): void => {};
   const listenOn = (host: string, port: number): Promise<number> =>
     new Promise((resolve, reject) => {
       const failed = (error: Error): void => reject(error);
@@ -67,16 +69,21 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
       const chosen = await listenOn(host, port).catch((error: Error) => {
         throw new Error(`could not listen on ${host}:${port}: ${error.message}`);
       });
+      closeLanes = await openAcceptLanes(server, LISTEN_BACKLOG);
       stopGuard = guardDescriptors({
         pause: (free) => {
           // net.Server's own close: the http server's would also close the idle keep-alive connections.
+          closeLanes();
           NetServer.prototype.close.call(server);
           logListeningPaused(logger, free);
         },
         resume: (free) => {
           if (server.listening) return true;
           listenOn(host, chosen).then(
-            () => logListeningResumed(logger, free),
+            async () => {
+              closeLanes = await openAcceptLanes(server, LISTEN_BACKLOG);
+              logListeningResumed(logger, free);
+            },
             () => {},
           );
           return true;
@@ -86,6 +93,7 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
     },
     stopListening: () => {
       stopGuard();
+      closeLanes();
       server.close();
     },
   };

@@ -145,6 +145,8 @@ export interface NativeBinding {
   startScan(request: NativeScanRequest, onEvent: (event: NativeScanEvent) => void): number;
   cancelScan(id: number): void;
   stats(): NativeEngineStats | null;
+  /** A new close-on-exec descriptor for the same open socket (fcntl F_DUPFD_CLOEXEC); throws with `errno` set. */
+  duplicateDescriptor(fd: number): number;
   /** Frozen. */
   readonly scanDefaults: NativeScanDefaults;
   /** What the engine uses for an option left out. Frozen. */

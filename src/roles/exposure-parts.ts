@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 
 import type { Config } from '../config/config.js';
 import type { ExamineOpenPorts } from '../exposure/examine-open-ports.js';
-import { examineWithFacts } from '../exposure/facts-examiner.js';
+import { factsExaminer } from '../exposure/facts-examiner.js';
 import type { FingerprintStore } from '../exposure/fingerprint-store.js';
 import { ScanExposure } from '../exposure/scan-exposure.js';
 
@@ -14,7 +14,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The facts stage of a scanner, or none when facts are off. */
 export function factsStage(config: Config): ExamineOpenPorts | undefined {
-  return config.exposure.facts ? examineWithFacts : undefined;
+  return config.exposure.facts ? factsExaminer() : undefined;
 }
 
 /** The finisher's exposure step; `fingerprints`: where they are kept (unused when their retention is 0). */

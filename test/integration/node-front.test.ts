@@ -1,13 +1,17 @@
 // What only Node's front does, whichever front the project runs: slow
 // request heads and bodies are answered 408 (`request_timeout`) and closed
-// (RFC 9110 §15.5.9), its listen queue holds a burst of connects, and the choice of front is told at /healthz, in
-// /metrics and in the log. The shapes both fronts see are in hostile-http.
+// (RFC 9110 §15.5.9), its listen queue holds a burst of connects and it
+// takes several of them from the queue in one turn of the event loop, and
+// the choice of front is told at /healthz, in /metrics and in the log. The shapes both fronts see are in hostile-http.
 import { execFileSync } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { DEFAULT_CONFIG } from '../../src/config/config.js';
+import { EXTRA_ACCEPT_LANES } from '../../src/http/node-accept-lanes.js';
 import { LISTEN_BACKLOG } from '../../src/http/node-front.js';
 import { rawExchange } from '../../support/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -59,6 +63,32 @@ describe("Node's front", () => {
     expect(state).toBe('LISTEN');
     expect(Number(sendQ)).toBe(Math.min(LISTEN_BACKLOG, somaxconn));
     expect(Number(sendQ)).toBeGreaterThan(1000);
+  });
+
+  it('accepts 1 + EXTRA_ACCEPT_LANES queued connections in one turn of its event loop (libuv alone accepts one)', async () => {
+    const turnOfAccepts: number[] = [];
+    let turn = 0;
+    const accepted = (): void => {
+      turnOfAccepts.push(turn);
+    };
+    subscribe('net.server.socket', accepted); // every net.Server's accept, the lanes' too
+    const sockets: Socket[] = [];
+    try {
+      await new Promise((resolve) => setImmediate(resolve)); // now in a check phase: the next poll phase is a whole turn away
+      // Each handshake completes in the kernel at connect(); all 16 then wait in the accept queue until the poll phase.
+      for (let i = 0; i < 16; i++) sockets.push(connect(port, '127.0.0.1'));
+      await new Promise<void>((resolve) => {
+        setImmediate(() => {
+          turn = 1; // the next turn's check phase: what came before was accepted in one poll phase
+          resolve();
+        });
+      });
+      await vi.waitFor(() => expect(turnOfAccepts).toHaveLength(16));
+      expect(turnOfAccepts.filter((at) => at === 0)).toHaveLength(1 + EXTRA_ACCEPT_LANES);
+    } finally {
+      unsubscribe('net.server.socket', accepted);
+      for (const socket of sockets) socket.destroy();
+    }
   });
 
   it('says which front it is at /healthz, in selfscan_info and in the log', async () => {
