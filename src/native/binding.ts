@@ -145,7 +145,7 @@ export interface NativeBinding {
   startScan(request: NativeScanRequest, onEvent: (event: NativeScanEvent) => void): number;
   cancelScan(id: number): void;
   stats(): NativeEngineStats | null;
-  /** A new close-on-exec descriptor for the same open socket (fcntl F_DUPFD_CLOEXEC); throws with `errno` set. */
+  /** A new close-on-exec descriptor for the same open socket (dup, then FIOCLEX); throws with `errno` set. */
   duplicateDescriptor(fd: number): number;
   /** Frozen. */
   readonly scanDefaults: NativeScanDefaults;
