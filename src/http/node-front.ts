@@ -53,8 +53,9 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
   const server = createNodeServer(router as NodeRouter, options, logger);
   let stopGuard = (): void => {};
   let closeLanes = (): void => {};
-  const listenOn = (host: string, port: number): Promise<number> =>
-    new Promise((resolve, reject) => {
+  /** Listens, then opens the accept lanes beside the listening socket. */
+  const listenOn = async (host: string, port: number): Promise<number> => {
+    const chosen = await new Promise<number>((resolve, reject) => {
       const failed = (error: Error): void => reject(error);
       server.once('error', failed);
       server.listen({ host, port, backlog: LISTEN_BACKLOG }, () => {
@@ -63,13 +64,15 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
         resolve(typeof address === 'object' && address !== null ? address.port : port);
       });
     });
+    closeLanes = await openAcceptLanes(server, LISTEN_BACKLOG);
+    return chosen;
+  };
   return {
     routes,
     listen: async (host, port) => {
       const chosen = await listenOn(host, port).catch((error: Error) => {
         throw new Error(`could not listen on ${host}:${port}: ${error.message}`);
       });
-      closeLanes = await openAcceptLanes(server, LISTEN_BACKLOG);
       stopGuard = guardDescriptors({
         pause: (free) => {
           // net.Server's own close: the http server's would also close the idle keep-alive connections.
@@ -80,10 +83,7 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
         resume: (free) => {
           if (server.listening) return true;
           listenOn(host, chosen).then(
-            async () => {
-              closeLanes = await openAcceptLanes(server, LISTEN_BACKLOG);
-              logListeningResumed(logger, free);
-            },
+            () => logListeningResumed(logger, free),
             () => {},
           );
           return true;
