@@ -15,6 +15,8 @@ export interface HttpResponse {
 
 export interface RequestOptions {
   headers?: Record<string, string>;
+  /** The body of a POST (UTF-8); none by default. */
+  body?: string;
   timeoutMs: number;
   /** Called with the response head as soon as it is read. */
   onHead?: (status: number, headers: Map<string, string>) => void;
@@ -57,11 +59,12 @@ export class CallerConnection {
     const extra = Object.entries(options.headers ?? {})
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
-    const length = method === 'POST' ? 'Content-Length: 0\r\n' : '';
+    const body = options.body ?? '';
+    const length = method === 'POST' ? `Content-Length: ${Buffer.byteLength(body)}\r\n` : '';
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.fail(new Error(`${method} ${path}: no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
       this.pending = { options, resolve, reject, chunked: false, remaining: -1, body: [], timer };
-      socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${this.port}\r\n${length}${extra}\r\n`);
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${this.port}\r\n${length}${extra}\r\n${body}`);
     });
   }
 

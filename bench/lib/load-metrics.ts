@@ -4,8 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
- * What a timed request was; `MCP connect` is the SDK's whole handshake (three
- * HTTP requests); `TCP connect` a REST caller's connection, from connect() to
+ * What a timed request was; `MCP connect` is the whole MCP handshake (three
+ * HTTP requests); `TCP connect` a caller's connection, from connect() to
  * its 'connect' event, which the first request's figure includes.
  */
 export type RequestKind = 'POST' | 'GET poll' | 'v2 open' | 'MCP call' | 'MCP connect' | 'TCP connect';

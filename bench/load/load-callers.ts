@@ -4,16 +4,16 @@
 //   v2       GET /v2/... and read the Server-Sent Events to scan:complete
 //   webhook  POST with X-Callback-Url to the local receiver, then wait for
 //            the delivery (a GET every few seconds only bounds the wait)
-//   mcp      the SDK client over Streamable HTTP: call <type>_scan until final
+//   mcp      MCP over Streamable HTTP: connect, then call <type>_scan until final
 // Every request is timed into the LatencyLog; nothing here throws: a flow's
-// failures are returned as its errors. REST goes over one lean keep-alive
-// connection per caller (load-http.ts); MCP over the SDK's client with
-// undici (support/mcp-client.ts).
+// failures are returned as its errors. Every caller has one lean keep-alive
+// connection (load-http.ts); MCP callers speak it through load-mcp.ts.
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { ReceivedHook, Receiver } from '../../support/webhook-receiver.js';
 import { CallerConnection } from '../lib/load-http.js';
+import { LeanMcpClient } from '../lib/load-mcp.js';
 import type { LatencyLog, RequestKind } from '../lib/load-metrics.js';
 import type { Target } from '../lib/load-truth.js';
 
@@ -41,14 +41,14 @@ export interface FlowContext {
   /** http://127.0.0.1:PORT of the server. */
   baseUrl: string;
   latencies: LatencyLog;
-  /** Where webhooks arrive; null where no webhook caller runs (the worker thread). */
-  inbox: WebhookInbox | null;
+  /** Where webhooks arrive. */
+  inbox: WebhookInbox;
   pollMs: number;
   /** performance.now() past which no caller starts another request. */
   deadline: number;
 }
 
-/** Longest wait for one request (and for the SDK's tool call). */
+/** Longest wait for one request. */
 const REQUEST_TIMEOUT_MS = 15_000;
 /** A webhook caller's GET, while it waits for its delivery, to learn whether the scan is over. */
 const WEBHOOK_WATCH_MS = 3_000;
@@ -202,7 +202,6 @@ export const hookPath = (plan: Target): string => `/hook/${plan.scanType}/${plan
 
 async function webhook(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
   const inbox = ctx.inbox;
-  if (inbox === null) throw new Error('no webhook receiver here');
   const conn = callerConnection(ctx, plan);
   const path = `/v1/${plan.scanType}`;
   const arrived = inbox.wait(hookPath(plan));
@@ -236,14 +235,13 @@ async function webhook(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcom
 }
 
 async function mcp(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): Promise<void> {
-  const { connectMcp } = await import('../../support/mcp-client.js');
-  const client = await ctx.latencies.time('MCP connect', () => connectMcp(ctx.baseUrl, plan.address));
+  const conn = callerConnection(ctx, plan);
   try {
+    const client = new LeanMcpClient(conn);
+    await ctx.latencies.time('MCP connect', () => client.connect(requestTimeout(ctx)));
     outcome.startedAt = performance.now();
     for (;;) {
-      const result = await ctx.latencies.time('MCP call', () =>
-        client.callTool({ name: `${plan.scanType}_scan`, arguments: {} }, { timeout: REQUEST_TIMEOUT_MS }),
-      );
+      const result = await ctx.latencies.time('MCP call', () => client.callTool(`${plan.scanType}_scan`, {}, requestTimeout(ctx)));
       const state = (result.structuredContent ?? {}) as Body;
       if (result.isError === true) throw new Error(`${plan.scanType}_scan refused: ${String(state.error)}: ${String(state.reason)}`);
       if (!IN_FLIGHT.has(String(state.status))) {
@@ -255,7 +253,7 @@ async function mcp(ctx: FlowContext, plan: CallerPlan, outcome: CallerOutcome): 
       await sleep(ctx.pollMs);
     }
   } finally {
-    await client.close().catch(() => {});
+    conn.close();
   }
 }
 

@@ -18,7 +18,6 @@ import {
 import { keyOf, snapshotTruth, startTruthListeners, wrongness } from '../lib/load-truth.js';
 import { type CallerOutcome, type CallerPlan, FLOWS, type Flow, type FlowContext, hookPath, runCaller } from './load-callers.js';
 import type { LoadEnv } from './load-env.js';
-import { startWorkerCallers } from './load-worker.js';
 
 /** A phase still running after this prints which callers it waits for, and again every as long. */
 const PROGRESS_EVERY_MS = 10_000;
@@ -104,10 +103,6 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
     const loadAverage = loadavg()[0]!;
     const latencies = new LatencyLog();
     const ctx: FlowContext = { baseUrl: env.baseUrl, latencies, inbox: env.inbox, pollMs: spec.pollMs, deadline };
-    // MCP callers run in a worker thread (see load-worker.ts), the others here.
-    const local = plans.filter((plan) => plan.flow !== 'mcp');
-    const remote = plans.filter((plan) => plan.flow === 'mcp');
-    const worker = remote.length > 0 ? await startWorkerCallers(env.baseUrl, remote, spec.pollMs, deadline) : null;
     const pending = new Map(FLOWS.map((flow) => [flow, plans.filter((plan) => plan.flow === flow).length]));
     const finished = (flow: Flow): void => void pending.set(flow, pending.get(flow)! - 1);
     const startedAt = performance.now();
@@ -117,20 +112,15 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
     }, PROGRESS_EVERY_MS);
     let outcomes: CallerOutcome[];
     try {
-      const [here, there] = await Promise.all([
-        Promise.all(
-          local.map(async (plan) => {
-            const outcome = await runCaller(ctx, plan);
-            finished(plan.flow);
-            return outcome;
-          }),
-        ),
-        worker?.go(latencies, finished) ?? [],
-      ]);
-      outcomes = [...here, ...there];
+      outcomes = await Promise.all(
+        plans.map(async (plan) => {
+          const outcome = await runCaller(ctx, plan);
+          finished(plan.flow);
+          return outcome;
+        }),
+      );
     } finally {
       clearInterval(progress);
-      await worker?.terminate();
     }
     const endedAt = performance.now();
     const peaks = env.sampler.peak();

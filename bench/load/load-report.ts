@@ -37,7 +37,7 @@ export function phaseLines(result: PhaseResult, pollMs: number): string[] {
   ];
   const kinds = [...result.latency.byKind].filter(([, summary]) => summary.count > 0);
   lines.push(
-    `  by kind: ${kinds.map(([kind, summary]) => `${kind} ${latency(summary)}`).join('; ')}${kinds.some(([kind]) => kind === 'MCP connect') ? ' (MCP connect: the SDK handshake, three HTTP requests, not in the figure above)' : ''}${kinds.some(([kind]) => kind === 'TCP connect') ? " (TCP connect: a REST caller's connection established, part of its first request's time above; a SYN the listen queue dropped costs 1 s)" : ''}`,
+    `  by kind: ${kinds.map(([kind, summary]) => `${kind} ${latency(summary)}`).join('; ')}${kinds.some(([kind]) => kind === 'MCP connect') ? ' (MCP connect: the handshake, three HTTP requests as the SDK client sends them, not in the figure above)' : ''}${kinds.some(([kind]) => kind === 'TCP connect') ? " (TCP connect: a caller's connection established, part of its first request's time above or of its MCP connect; a SYN the listen queue dropped costs 1 s)" : ''}`,
   );
   for (const type of ['fast', 'deep'] as ScanType[]) {
     const values = result.toComplete.get(type)!;

@@ -9,10 +9,9 @@
 // round-robin: v1 POST + GET polls, v2 stream, v1 POST with a webhook to a
 // local receiver, MCP tool calls (left out, with a note, if the endpoint
 // does not answer). Listeners on ~2% of the callers' addresses give open
-// ports; every result is checked against /proc/net/tcp. REST callers share
-// this thread over lean raw-socket HTTP (load-http.ts); the MCP callers,
-// whose SDK client is CPU-hungry, run in a worker thread (load-worker.ts);
-// the PTR lookups' DNS server in another. Reported: scans/s, API latency
+// ports; every result is checked against /proc/net/tcp. The callers share
+// this thread over lean raw-socket HTTP (load-http.ts; MCP through
+// load-mcp.ts); the PTR lookups' DNS server runs in a worker thread. Reported: scans/s, API latency
 // (client-side, and the server's own handling time from its log), request
 // to complete by scan type and flow, the server's peak RSS, open fds and
 // CPU, and the counts that must be zero.
@@ -322,7 +321,7 @@ function frontTable(runs: readonly GoalsRun[]): string[] {
       .trim();
   };
   return [
-    `| front | goal 1: complete, wrong, errors, webhooks missing | goal 1: p99 API latency, ms (goal < 50) | p50, ms | POST p50 / p99, ms | REST callers' TCP connect p50 / p99, ms | SYNs dropped by a full listen queue (system-wide) | the server's handling of POST /v1/fast p50 / p99, ms (its log) | GET poll p50 / p99, ms | MCP call p50 / p99, ms | all ${fmt(callers)} complete in | server CPU over the phase | without the MCP flow: p99, ms | goal 2: slowest deep ÷ lone (goal ≤ 5×) |`,
+    `| front | goal 1: complete, wrong, errors, webhooks missing | goal 1: p99 API latency, ms (goal < 50) | p50, ms | POST p50 / p99, ms | callers' TCP connect p50 / p99, ms | SYNs dropped by a full listen queue (system-wide) | the server's handling of POST /v1/fast p50 / p99, ms (its log) | GET poll p50 / p99, ms | MCP call p50 / p99, ms | all ${fmt(callers)} complete in | server CPU over the phase | without the MCP flow: p99, ms | goal 2: slowest deep ÷ lone (goal ≤ 5×) |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(row),
   ];
@@ -335,7 +334,7 @@ async function goals(): Promise<number> {
     runs.push(await goalsOn(front));
   }
   if (runs.length > 1) for (const line of frontTable(runs)) console.log(line);
-  const intro = `\`selfscan serve\` as a child process with its default settings (rate limits off, private targets and callbacks allowed, PTR lookups answered NXDOMAIN by a loopback DNS server${fronts.length > 1 || fronts[0] !== 'auto' ? `; setting http.server ${fronts.join(', then ')}, each on fresh servers, one after another` : ''}), ${warmUpCount > 0 ? `${fmt(warmUpCount)} unmeasured fast callers of every flow on each fresh server first (its code compiled as a server's that has served a while), then the measured callers started evenly over ${fmt(rampMs)} ms` : 'one unmeasured fast scan on each fresh server first'}; each caller a distinct loopback address (127.x.y.z) and its own scan target, flows round-robin (v1 POST + GET every ${pollMs} ms, v2 stream, v1 POST with webhook to a local receiver, MCP tool calls through the SDK client); listeners on ~2% of the callers' addresses; every result checked against /proc/net/tcp. Latency is client-side (request sent to whole answer read; for MCP one SDK tool call), over every request that started while scans ran; the server's own handling time from its log is beside it. REST callers use one raw keep-alive socket each in the harness's main thread, MCP callers (SDK client over undici) a worker thread, the DNS server another: harness and server share the machine's 2 cores, and the harness's CPU is given.`;
+  const intro = `\`selfscan serve\` as a child process with its default settings (rate limits off, private targets and callbacks allowed, PTR lookups answered NXDOMAIN by a loopback DNS server${fronts.length > 1 || fronts[0] !== 'auto' ? `; setting http.server ${fronts.join(', then ')}, each on fresh servers, one after another` : ''}), ${warmUpCount > 0 ? `${fmt(warmUpCount)} unmeasured fast callers of every flow on each fresh server first (its code compiled as a server's that has served a while), then the measured callers started evenly over ${fmt(rampMs)} ms` : 'one unmeasured fast scan on each fresh server first'}; each caller a distinct loopback address (127.x.y.z) and its own scan target, flows round-robin (v1 POST + GET every ${pollMs} ms, v2 stream, v1 POST with webhook to a local receiver, MCP tool calls); listeners on ~2% of the callers' addresses; every result checked against /proc/net/tcp. Latency is client-side (request sent to whole answer read; for MCP one tool call), over every request that started while scans ran; the server's own handling time from its log is beside it. every caller uses one raw keep-alive socket in the harness's main thread (MCP callers send what the SDK's client sends, bench/lib/load-mcp.ts), the DNS server a worker thread: harness and server share the machine's 2 cores, and the harness's CPU is given.`;
   const body =
     runs.length === 1
       ? markdown([...runs[0]!.goalLines, ...runs[0]!.detailLines])

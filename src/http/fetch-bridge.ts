@@ -89,6 +89,19 @@ export interface ServeFetchOptions {
   reject: (status: 405 | 413, message: string) => Response;
   /** Added to every response, e.g. the X-RateLimit-* headers of the route. */
   headers?: HeaderMap;
+  /**
+   * Answers a whole body without a Request or a Response being made (they
+   * cost more than many a handler), or returns undefined to leave it to
+   * `handler`.
+   */
+  answerDirectly?: (body: Uint8Array<ArrayBuffer>) => Promise<PlainAnswer | undefined>;
+}
+
+/** An answer written as it is: status, headers, and a body or none. */
+export interface PlainAnswer {
+  status: number;
+  headers: HeaderMap;
+  body: string | null;
 }
 
 /**
@@ -106,17 +119,19 @@ export async function serveFetch(
   options: ServeFetchOptions,
 ): Promise<string> {
   const send = (response: Response): Promise<string> => sendWebResponse(exchange, response, options.headers, head.method === 'HEAD');
-  const controller = new AbortController();
-  exchange.onAbort(() => {
-    controller.abort();
-    body.abort();
-  });
+  exchange.onAbort(() => body.abort());
   if (exchange.aborted) body.abort(); // before the handler was reached: onAbort came too late
   const outcome = await body.done;
   if (outcome.kind === 'aborted' || exchange.aborted) return 'aborted';
   if (outcome.kind === 'too_large') {
     return send(options.reject(413, `Request body larger than ${options.maxBodyBytes} bytes`));
   }
+  const direct = await options.answerDirectly?.(outcome.body);
+  if (direct !== undefined) return sendPlainAnswer(exchange, direct, options.headers);
+  // Made only here: an AbortController is dear, and a direct answer needs none.
+  const controller = new AbortController();
+  exchange.onAbort(() => controller.abort());
+  if (exchange.aborted) controller.abort();
   let request: Request;
   try {
     request = toWebRequest(head, outcome.body, controller.signal);
@@ -136,6 +151,18 @@ function toWebRequest(head: RequestHead, body: Uint8Array<ArrayBuffer>, signal: 
   }
   const bodyless = head.method === 'GET' || head.method === 'HEAD';
   return new Request(url, { method: head.method, headers: head.headers, body: bodyless ? null : body, signal });
+}
+
+/** Writes `answer` to `exchange` (with the `extra` headers); returns its status, or `aborted`. */
+function sendPlainAnswer(exchange: Exchange, answer: PlainAnswer, extra: HeaderMap = {}): string {
+  const { res } = exchange;
+  exchange.cork(() => {
+    res.writeStatus(`${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trimEnd());
+    for (const [name, value] of Object.entries(answer.headers)) res.writeHeader(name, value);
+    for (const [name, value] of Object.entries(extra)) res.writeHeader(name, value);
+    exchange.end(Buffer.from(answer.body ?? ''));
+  });
+  return exchange.aborted ? 'aborted' : String(answer.status);
 }
 
 /**

@@ -1,6 +1,7 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no
 // Mcp-Session-Id; the caller's address and the tool name are the handle),
-// served by the official SDK's web-standard handler through the uWS bridge.
+// served by the official SDK: the common calls by its McpServer directly
+// (direct-calls.ts), the rest by its web-standard handler through the fetch bridge.
 // GET and DELETE answer 405, as stateless serving has no session to stream
 // or end. The edge limit, caller resolution and request log of every route
 // apply here too.
@@ -9,6 +10,8 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { RequestBody, readRequestHead, serveFetch } from '../http/fetch-bridge.js';
 import type { RouteContext } from '../http/route-context.js';
 import type { Route } from '../http/routes.js';
+import { DirectCalls } from './direct-calls.js';
+import { callerIdentity } from './mcp-caller.js';
 import { createScanServer } from './scan-tools.js';
 
 /** The largest JSON-RPC message read; a tool call is a few hundred bytes. */
@@ -19,8 +22,11 @@ function jsonRpcError(status: 405 | 413, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status, ...(status === 405 && { headers: { Allow: 'POST' } }) });
 }
 
-/** Serves the MCP endpoint (tools fast_scan and deep_scan) at `path`. */
+/** Serves the MCP endpoint (tools fast_scan, deep_scan and udp_scan) at `path`. */
 function registerMcp(context: RouteContext, path: string): void {
+  // Made once: the tools read their caller from each request (mcp-caller.ts).
+  const mcp = createMcpHandler(() => createScanServer(context), { maxRequestBodySize: MAX_MCP_BODY_BYTES });
+  const direct = new DirectCalls(() => createScanServer(context));
   context.app.any(path, (res, req) => {
     // uWS lends req and the body only during this callback: the head is copied
     // and the body reader attached before it returns (handle() registers
@@ -28,12 +34,12 @@ function registerMcp(context: RouteContext, path: string): void {
     const head = readRequestHead(req);
     const body = new RequestBody(res, MAX_MCP_BODY_BYTES);
     context.handle(res, req, head.method, path, (exchange, ip, headers) => {
-      // The tools are bound to this caller, so each request gets its own handler and server.
-      const mcp = createMcpHandler(() => createScanServer(context, ip), { maxRequestBodySize: MAX_MCP_BODY_BYTES });
-      return serveFetch(exchange, head, body, (request) => mcp.fetch(request), {
+      const authInfo = callerIdentity(ip);
+      return serveFetch(exchange, head, body, (request) => mcp.fetch(request, { authInfo }), {
         maxBodyBytes: MAX_MCP_BODY_BYTES,
         reject: jsonRpcError,
         headers,
+        answerDirectly: (bytes) => direct.answer(head.method, head.headers, bytes, authInfo),
       });
     });
   });

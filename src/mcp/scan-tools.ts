@@ -14,6 +14,7 @@ import { VERSION } from '../api/version.js';
 import { regionsAskedOf } from '../http/regions-param.js';
 import type { RouteContext } from '../http/route-context.js';
 import type { StreamEvent } from '../scan/scan-events.js';
+import { callerOf } from './mcp-caller.js';
 import { memoiseJsonSchema } from './memoised-json-schema.js';
 import { refusalResult, type ScanToolResult, scanToolOutput, scanToolResult } from './scan-tool-result.js';
 
@@ -71,11 +72,8 @@ type Settled = Exclude<ScanResult, { status: 'none' }>;
 
 const inFlight = (body: ScanResult): body is ScanResultInFlight => body.status === 'queued' || body.status === 'running';
 
-/**
- * An MCP server whose tools scan `ip`, the caller of the request it serves
- * (the SDK's stateless serving builds one per request).
- */
-export function createScanServer(context: RouteContext, ip: string): McpServer {
+/** An MCP server whose tools scan the caller of the request they serve (mcp-caller.ts). */
+export function createScanServer(context: RouteContext): McpServer {
   const server = new McpServer({ name: 'selfscan', version: VERSION }, { instructions: INSTRUCTIONS });
   for (const scanType of SCAN_TYPES) {
     server.registerTool(
@@ -87,7 +85,7 @@ export function createScanServer(context: RouteContext, ip: string): McpServer {
         outputSchema: scanToolOutput,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       },
-      ({ rescan, regions }, ctx) => callScanTool(context, { ip, scanType, regions }, rescan, ctx),
+      ({ rescan, regions }, ctx) => callScanTool(context, { ip: callerOf(ctx), scanType, regions }, rescan, ctx),
     );
   }
   return server;

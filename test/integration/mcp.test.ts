@@ -225,6 +225,44 @@ describe('MCP at /mcp', () => {
     expect(queuedFor(server, '127.0.0.77')).toHaveLength(0);
   });
 
+  it('answers a plain call in JSON, each from servers it keeps yet bound to the caller of the request', async () => {
+    // Two callers' calls interleaved, more at once than one kept server serves: each must scan its own caller.
+    const callers = ['127.0.0.81', '127.0.0.82'];
+    const calls = Array.from({ length: 8 }, (_, i) => {
+      const caller = callers[i % 2]!;
+      return callerFetch(caller)(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'fast_scan', arguments: {} } }),
+      }).then(async (response) => ({ caller, id: i, response, text: await response.text() }));
+    });
+    for (const { caller, id, response, text } of await Promise.all(calls)) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json'); // not an event stream of one message
+      const answer = JSON.parse(text) as { jsonrpc: string; id: number; result: CallToolResult };
+      expect(answer).toMatchObject({ jsonrpc: '2.0', id });
+      expect(output(answer.result, 'fast').ip).toBe(caller);
+    }
+    for (const caller of callers) expect(queuedFor(server, caller)).toHaveLength(1);
+
+    const notified = await callerFetch('127.0.0.81')(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe('');
+
+    // With a progress token the call is the SDK's handler's, which streams.
+    const withProgress = await callerFetch('127.0.0.81')(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'fast_scan', arguments: {}, _meta: { progressToken: 'p' } } }),
+    });
+    expect(withProgress.headers.get('content-type')).toBe('text/event-stream');
+    expect(await withProgress.text()).toContain('"id":9');
+  });
+
   it('answers malformed JSON-RPC with a JSON-RPC error, never a crash', async () => {
     const fetch = callerFetch('127.0.0.78');
     const post = async (body: string, headers: Record<string, string> = MCP_HEADERS) => {
