@@ -1,11 +1,12 @@
 // A lean MCP client for bench/load/load.ts, over the caller's one keep-alive
 // connection (load-http.ts). It sends what the official SDK's client sends
-// over Streamable HTTP (checked against it by test/unit/load-mcp.test.ts):
+// over Streamable HTTP (checked against it by test/unit/load-mcp-client.test.ts):
 // connect is POST initialize, POST notifications/initialized and the GET
 // that asks for a server stream; a tool call is one POST tools/call. The
 // answer may be JSON or an event stream. The SDK's client over undici costs
-// the harness about twice the server's CPU per call, which on a machine
-// shared with the server would be measured as the server's latency.
+// the harness more CPU per call than the server spends answering it, which
+// on a machine shared with the server would be measured as the server's
+// latency.
 import type { CallerConnection, HttpResponse } from './load-http.js';
 
 /** A tool call's result, as far as the load harness reads it. */
