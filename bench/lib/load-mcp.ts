@@ -7,6 +7,7 @@
 // the harness more CPU per call than the server spends answering it, which
 // on a machine shared with the server would be measured as the server's
 // latency.
+import { SseParser } from '../../src/api/sse-parser.js';
 import type { CallerConnection, HttpResponse } from './load-http.js';
 
 /** A tool call's result, as far as the load harness reads it. */
@@ -24,21 +25,19 @@ interface JsonRpcAnswer {
 
 const ACCEPT = 'application/json, text/event-stream';
 
+/** The data of each event of a whole event-stream body. */
+function eventData(body: string): string[] {
+  const data: string[] = [];
+  const parser = new SseParser((event) => data.push(event.data));
+  parser.push(body);
+  parser.end();
+  return data;
+}
+
 /** The JSON-RPC message answering request `id` in `response`: its JSON body, or the event of its stream that carries it. */
 export function answerTo(id: number, response: HttpResponse): JsonRpcAnswer {
   const contentType = response.headers.get('content-type') ?? '';
-  const candidates = /^text\/event-stream\b/i.test(contentType)
-    ? response.body
-        .split(/\r?\n\r?\n/)
-        .map((event) =>
-          event
-            .split(/\r?\n/)
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).replace(/^ /, ''))
-            .join('\n'),
-        )
-        .filter((data) => data.length > 0)
-    : [response.body];
+  const candidates = /^text\/event-stream\b/i.test(contentType) ? eventData(response.body) : [response.body];
   for (const text of candidates) {
     let message: JsonRpcAnswer;
     try {
