@@ -153,13 +153,17 @@ function toWebRequest(head: RequestHead, body: Uint8Array<ArrayBuffer>, signal: 
   return new Request(url, { method: head.method, headers: head.headers, body: bodyless ? null : body, signal });
 }
 
+/** Writes a status line and headers (`own`, less the framing ones the front writes, then `extra`). */
+function writeHead(res: HttpResponse, status: number, statusText: string, own: Iterable<[string, string]>, extra: HeaderMap): void {
+  res.writeStatus(`${status} ${statusText || STATUS_CODES[status] || ''}`.trimEnd());
+  for (const [name, value] of own) if (!FRAMING_HEADERS.has(name.toLowerCase())) res.writeHeader(name, value);
+  for (const [name, value] of Object.entries(extra)) res.writeHeader(name, value);
+}
+
 /** Writes `answer` to `exchange` (with the `extra` headers); returns its status, or `aborted`. */
 function sendPlainAnswer(exchange: Exchange, answer: PlainAnswer, extra: HeaderMap = {}): string {
-  const { res } = exchange;
   exchange.cork(() => {
-    res.writeStatus(`${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trimEnd());
-    for (const [name, value] of Object.entries(answer.headers)) res.writeHeader(name, value);
-    for (const [name, value] of Object.entries(extra)) res.writeHeader(name, value);
+    writeHead(exchange.res, answer.status, '', Object.entries(answer.headers), extra);
     exchange.end(Buffer.from(answer.body ?? ''));
   });
   return exchange.aborted ? 'aborted' : String(answer.status);
@@ -174,28 +178,22 @@ function sendPlainAnswer(exchange: Exchange, answer: PlainAnswer, extra: HeaderM
 async function sendWebResponse(exchange: Exchange, response: Response, extra: HeaderMap = {}, headOnly = false): Promise<string> {
   const { res } = exchange;
   const status = String(response.status);
-  const writeHead = (): void => {
-    res.writeStatus(`${status} ${response.statusText || STATUS_CODES[response.status] || ''}`.trimEnd());
-    response.headers.forEach((value, name) => {
-      if (!FRAMING_HEADERS.has(name)) res.writeHeader(name, value);
-    });
-    for (const [name, value] of Object.entries(extra)) res.writeHeader(name, value);
-  };
+  const writeResponseHead = (): void => writeHead(res, response.status, response.statusText, response.headers, extra);
   const contentType = response.headers.get('content-type') ?? '';
   if (headOnly) {
     await response.body?.cancel();
     exchange.cork(() => {
-      writeHead();
+      writeResponseHead();
       exchange.endWithoutBody();
     });
   } else if (response.body === null || !/^text\/event-stream\b/i.test(contentType)) {
     const payload = Buffer.from(await response.arrayBuffer());
     exchange.cork(() => {
-      writeHead();
+      writeResponseHead();
       exchange.end(payload);
     });
   } else {
-    await pipeStream(exchange, response.body.getReader(), writeHead);
+    await pipeStream(exchange, response.body.getReader(), writeResponseHead);
   }
   return exchange.aborted ? 'aborted' : status;
 }
