@@ -47,7 +47,8 @@ export class CallerConnection {
 
   constructor(
     private readonly port: number,
-    private readonly localAddress: string,
+    /** The caller's own address, which the server sees as its peer. */
+    readonly localAddress: string,
     /** Told when a connection it opened is established: when connect() was called (performance.now()) and how long it took. */
     private readonly onConnected?: (startedAt: number, ms: number) => void,
   ) {}

@@ -2,6 +2,7 @@
 // kind and start, and the server process's RSS, open file descriptors and
 // CPU time, sampled from /proc.
 import { readdirSync, readFileSync } from 'node:fs';
+import { get } from 'node:http';
 
 /**
  * What a timed request was; `MCP connect` is the whole MCP handshake (three
@@ -18,6 +19,8 @@ export interface LatencySample {
   /** performance.now() when the request started. */
   startedAt: number;
   ms: number;
+  /** The caller's address, where the sample is to be matched with the server's log. */
+  caller?: string;
 }
 
 /** Nearest-rank percentile of `values` (p from 0 to 1); NaN when empty. */
@@ -42,8 +45,8 @@ export function summarise(values: readonly number[]): LatencySummary {
 export class LatencyLog {
   private readonly samples: LatencySample[] = [];
 
-  add(kind: RequestKind, startedAt: number, ms: number): void {
-    this.samples.push({ kind, startedAt, ms });
+  add(kind: RequestKind, startedAt: number, ms: number, caller?: string): void {
+    this.samples.push(caller === undefined ? { kind, startedAt, ms } : { kind, startedAt, ms, caller });
   }
 
   all(): LatencySample[] {
@@ -51,12 +54,12 @@ export class LatencyLog {
   }
 
   /** Times `request` (whether it succeeds or throws) as one sample of `kind`. */
-  async time<T>(kind: RequestKind, request: () => Promise<T>): Promise<T> {
+  async time<T>(kind: RequestKind, request: () => Promise<T>, caller?: string): Promise<T> {
     const startedAt = performance.now();
     try {
       return await request();
     } finally {
-      this.add(kind, startedAt, performance.now() - startedAt);
+      this.add(kind, startedAt, performance.now() - startedAt, caller);
     }
   }
 
@@ -173,4 +176,41 @@ export function machineBusySeconds(): number {
   } catch {
     return NaN;
   }
+}
+
+/** Percentiles of an event loop's delay, in ms. */
+export interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** prom-client times the loop with a 10 ms timer (its default precision): its figures include that interval. */
+const PROM_CLIENT_LOOP_SAMPLING_MS = 10;
+
+/**
+ * The server's event-loop delay (beyond its sampling timer's interval) since its /metrics was last read, from
+ * prom-client's gauges there (which reset their histogram on every read):
+ * read once at a phase's start to reset it, once at its end for the phase.
+ */
+export async function serverLoopDelay(baseUrl: string): Promise<LoopDelay> {
+  const text = await metricsText(`${baseUrl}/metrics`);
+  const gauge = (name: string): number => {
+    const line = text.split('\n').find((row) => row.startsWith(`${name} `));
+    return line === undefined ? NaN : Math.max(0, Number(line.slice(name.length + 1)) * 1000 - PROM_CLIENT_LOOP_SAMPLING_MS);
+  };
+  return { p50: gauge('nodejs_eventloop_lag_p50_seconds'), p99: gauge('nodejs_eventloop_lag_p99_seconds'), max: gauge('nodejs_eventloop_lag_max_seconds') };
+}
+
+/** GET `url` on a connection of its own: a pooled one the server closed while idle between phases would fail it. */
+function metricsText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => (response.statusCode === 200 ? resolve(text) : reject(new Error(`GET ${url} answered ${response.statusCode}`))));
+      response.on('error', reject);
+    }).on('error', reject);
+  });
 }

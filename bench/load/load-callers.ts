@@ -90,17 +90,21 @@ async function jsonRequest(
   path: string,
   headers: Record<string, string> = {},
 ): Promise<Body> {
-  return ctx.latencies.time(kind, async () => {
-    const response = await conn.request(method, path, { headers, timeoutMs: requestTimeout(ctx) });
-    let body: Body;
-    try {
-      body = JSON.parse(response.body) as Body;
-    } catch {
-      throw new Error(`${method} ${path} answered ${response.status} with no JSON: ${response.body.slice(0, 80)}`);
-    }
-    if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status} ${String(body.error)}: ${String(body.reason)}`);
-    return body;
-  });
+  return ctx.latencies.time(
+    kind,
+    async () => {
+      const response = await conn.request(method, path, { headers, timeoutMs: requestTimeout(ctx) });
+      let body: Body;
+      try {
+        body = JSON.parse(response.body) as Body;
+      } catch {
+        throw new Error(`${method} ${path} answered ${response.status} with no JSON: ${response.body.slice(0, 80)}`);
+      }
+      if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status} ${String(body.error)}: ${String(body.reason)}`);
+      return body;
+    },
+    conn.localAddress,
+  );
 }
 
 function mustBeInFlight(body: Body, what: string): void {

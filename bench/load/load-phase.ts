@@ -2,22 +2,26 @@
 // started at once or spread evenly over a ramp, each running its flow to the end; then every result
 // checked against the truth, and the figures of the phase.
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import type { ScanType } from '../../src/api/scan-type.js';
 import {
   HEADLINE_KINDS,
   LatencyLog,
   type LatencySummary,
+  type LoopDelay,
   listenOverflows,
   machineBusySeconds,
   ownCpuSeconds,
   type ProcessPeaks,
   type RequestKind,
+  serverLoopDelay,
   summarise,
 } from '../lib/load-metrics.js';
 import { keyOf, snapshotTruth, startTruthListeners, wrongness } from '../lib/load-truth.js';
 import { type CallerOutcome, type CallerPlan, FLOWS, type Flow, type FlowContext, hookPath, runCaller } from './load-callers.js';
 import type { LoadEnv } from './load-env.js';
+import { type PostPath, postPaths } from './load-post-path.js';
 
 /** A phase still running after this prints which callers it waits for, and again every as long. */
 const PROGRESS_EVERY_MS = 10_000;
@@ -56,6 +60,10 @@ export interface PhaseResult {
   highWaterKiB: number;
   serverCpuSeconds: number;
   harnessCpuSeconds: number;
+  /** The harness's own event-loop delay over the phase: how late, at worst, it reads an answer that has arrived. */
+  harnessLoopDelayMs: LoopDelay;
+  /** The server's event-loop delay over the phase (its /metrics): about how long a turn of its loop took. */
+  serverLoopDelayMs: LoopDelay;
   /** Connections the kernel dropped for a full listen queue during the phase (system-wide). */
   listenOverflows: number;
   /** Busy CPU of the machine outside the server and the harness: other processes, interrupts. */
@@ -69,9 +77,14 @@ export interface PhaseResult {
   truthChanged: number;
   /** From the server's own log: its handling time of each request (`ms`), by method and path. */
   serverRequestMs: Map<string, LatencySummary>;
+  /** Each caller's POST split at the server's handler, by flow. */
+  postPaths: Map<string, PostPath>;
   /** From the server's own log: scan_queued to scan_finished of each scan, by scan type. */
   serverQueuedToFinished: Map<ScanType, LatencySummary>;
 }
+
+/** How often the harness's event loop is timed (ms). */
+const LOOP_SAMPLING_MS = 2;
 
 /** The i-th caller of a block: 127.block.x.y with y in 1..250. */
 export function callerAddress(block: number, i: number): string {
@@ -105,7 +118,10 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
     const ctx: FlowContext = { baseUrl: env.baseUrl, latencies, inbox: env.inbox, pollMs: spec.pollMs, deadline };
     const pending = new Map(FLOWS.map((flow) => [flow, plans.filter((plan) => plan.flow === flow).length]));
     const finished = (flow: Flow): void => void pending.set(flow, pending.get(flow)! - 1);
+    await serverLoopDelay(env.baseUrl); // resets the server's histogram: what it says at the end is the phase's
     const startedAt = performance.now();
+    const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLING_MS });
+    loopDelay.enable();
     const progress = setInterval(() => {
       const left = [...pending].filter(([, n]) => n > 0).map(([flow, n]) => `${flow} ${n}`);
       console.error(`  … ${((performance.now() - startedAt) / 1000).toFixed(0)} s: callers still running: ${left.join(', ') || 'none'}`);
@@ -123,12 +139,20 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
       clearInterval(progress);
     }
     const endedAt = performance.now();
+    loopDelay.disable();
+    const nsToMs = (ns: number): number => ns / 1e6;
+    // The histogram's figures include its timer's interval: the delay is what is beyond it.
+    const beyondTimer = (ns: number): number => Math.max(0, nsToMs(ns) - LOOP_SAMPLING_MS);
+    const harnessLoopDelayMs = { p50: beyondTimer(loopDelay.percentile(50)), p99: beyondTimer(loopDelay.percentile(99)), max: beyondTimer(loopDelay.max) };
+    const serverLoopDelayMs = await serverLoopDelay(env.baseUrl);
     const peaks = env.sampler.peak();
     const serverCpuSeconds = env.sampler.cpuSeconds() - serverCpu;
     const harnessCpuSeconds = ownCpuSeconds() - harnessCpu;
     const listenOverflowed = listenOverflows() - overflows;
     const otherCpuSeconds = machineBusySeconds() - machineBusy - serverCpuSeconds - harnessCpuSeconds;
     const after = snapshotTruth(plans);
+    const phaseLines = env.logs().slice(firstLog);
+    const flowOf = new Map(plans.map((plan) => [plan.address, plan.flow]));
     // Scans ran until the last caller learnt its result, or, if some never did, until every caller gave up.
     const lastFinish = outcomes.every((o) => o.finishedAt !== null) ? outcomes.reduce((last, o) => Math.max(last, o.finishedAt!), startedAt) : endedAt;
     return {
@@ -149,10 +173,13 @@ export async function runPhase(env: LoadEnv, spec: PhaseSpec, deadline: number):
       highWaterKiB: env.sampler.highWaterKiB(),
       serverCpuSeconds,
       harnessCpuSeconds,
+      harnessLoopDelayMs,
+      serverLoopDelayMs,
       listenOverflows: listenOverflowed,
       otherCpuSeconds,
       loadAverage,
-      ...serverSide(env.logs().slice(firstLog), new Set(plans.map((plan) => plan.address))),
+      ...serverSide(phaseLines, new Set(plans.map((plan) => plan.address))),
+      postPaths: postPaths(latencies.all(), phaseLines, (caller) => flowOf.get(caller) ?? 'other'),
     };
   } finally {
     await listeners.close();

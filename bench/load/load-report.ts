@@ -1,7 +1,7 @@
 // The printed (and recorded) lines of bench/load/load.ts.
 
 import type { ScanType } from '../../src/api/scan-type.js';
-import { type LatencySummary, percentile } from '../lib/load-metrics.js';
+import { type LatencySummary, type LoopDelay, percentile } from '../lib/load-metrics.js';
 import type { Flow } from './load-callers.js';
 import type { PhaseResult } from './load-phase.js';
 
@@ -9,6 +9,7 @@ export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', 
 const ms = (n: number): string => (Number.isNaN(n) ? '–' : `${fmt(n, n < 100 ? 1 : 0)} ms`);
 export const seconds = (n: number): string => (Number.isNaN(n) ? '–' : `${fmt(n / 1000, n < 10_000 ? 2 : 1)} s`);
 const mib = (kib: number): string => `${fmt(kib / 1024, 1)} MiB`;
+const loopDelay = (delay: LoopDelay): string => `p50 ${ms(delay.p50)}, p99 ${ms(delay.p99)}, max ${ms(delay.max)}`;
 
 function latency(summary: LatencySummary): string {
   return `p50 ${ms(summary.p50)}, p99 ${ms(summary.p99)}, max ${ms(summary.max)} (${fmt(summary.count)})`;
@@ -50,8 +51,17 @@ export function phaseLines(result: PhaseResult, pollMs: number): string[] {
   const handling = [...result.serverRequestMs].map(([key, summary]) => `${key} ${latency(summary)}`);
   const queued = [...result.serverQueuedToFinished].map(([type, summary]) => `${type} p50 ${seconds(summary.p50)}, p99 ${seconds(summary.p99)}`);
   lines.push(`  the server's own log: handling time (request to response written) ${handling.join('; ')}; scan_queued to scan_finished ${queued.join('; ')}`);
+  if (result.postPaths.size > 0) {
+    const splits = [...result.postPaths].map(
+      ([flow, path]) =>
+        `${flow} (${fmt(path.inHandler.count)}): before the handler ${latency(path.beforeHandler)}; in it ${latency(path.inHandler)}; the answer to the caller ${latency(path.toCaller)}`,
+    );
+    lines.push(
+      `  a POST's time, split by the server's log of it (each a caller's first request, on a new connection; before the handler: accepting the connection and reading the request): ${splits.join('; ')}`,
+    );
+  }
   lines.push(
-    `  server: peak RSS ${mib(result.peaks.rssKiB)} and peak open fds ${fmt(result.peaks.fds)} (/proc every 250 ms; VmHWM since the server started ${mib(result.highWaterKiB)}), CPU ${fmt(result.serverCpuSeconds, 1)} s over the phase (${fmt(result.serverCpuSeconds / (result.activeMs / 1000), 2)} cores); the harness itself ${fmt(result.harnessCpuSeconds, 1)} s CPU on the same 2 cores, the rest of the machine (other processes, interrupts) ${fmt(Math.max(0, result.otherCpuSeconds), 1)} s; load average ${fmt(result.loadAverage, 2)} at the start; connections dropped by a full listen queue (kernel ListenOverflows, system-wide; each costs its caller a 1 s SYN retransmission) ${fmt(result.listenOverflows)}`,
+    `  server: peak RSS ${mib(result.peaks.rssKiB)} and peak open fds ${fmt(result.peaks.fds)} (/proc every 250 ms; VmHWM since the server started ${mib(result.highWaterKiB)}), CPU ${fmt(result.serverCpuSeconds, 1)} s over the phase (${fmt(result.serverCpuSeconds / (result.activeMs / 1000), 2)} cores), its event loop's delay ${loopDelay(result.serverLoopDelayMs)} (its /metrics: about how long a turn of its loop took); the harness itself ${fmt(result.harnessCpuSeconds, 1)} s CPU on the same 2 cores and its event loop's delay ${loopDelay(result.harnessLoopDelayMs)} (at most that late in reading an answer), the rest of the machine (other processes, interrupts) ${fmt(Math.max(0, result.otherCpuSeconds), 1)} s; load average ${fmt(result.loadAverage, 2)} at the start; connections dropped by a full listen queue (kernel ListenOverflows, system-wide; each costs its caller a 1 s SYN retransmission) ${fmt(result.listenOverflows)}`,
     `  errors ${result.errors.length}, wrong results ${result.wrong.length}, webhook deliveries missing ${result.webhooks.missing} of ${result.webhooks.expected} (must all be zero; extra deliveries ${result.webhooks.extra}${result.truthChanged > 0 ? `; truth changed during the run for ${result.truthChanged} callers` : ''})`,
   );
   return lines;
