@@ -189,9 +189,10 @@ export interface LoopDelay {
 const PROM_CLIENT_LOOP_SAMPLING_MS = 10;
 
 /**
- * The server's event-loop delay (beyond its sampling timer's interval) since its /metrics was last read, from
- * prom-client's gauges there (which reset their histogram on every read):
- * read once at a phase's start to reset it, once at its end for the phase.
+ * The server's event-loop delay (beyond prom-client's timer interval) since
+ * its /metrics was last read, from prom-client's gauges there, which reset
+ * their histogram on every read: read once at a phase's start to reset it,
+ * once at its end for the phase.
  */
 export async function serverLoopDelay(baseUrl: string): Promise<LoopDelay> {
   const text = await metricsText(`${baseUrl}/metrics`);
