@@ -4,6 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 
+import { parseSamples, sampleValue } from '../../support/prometheus-text.js';
+
 /**
  * What a timed request was; `MCP connect` is the whole MCP handshake (three
  * HTTP requests); `TCP connect` a caller's connection, from connect() to
@@ -195,11 +197,9 @@ const PROM_CLIENT_LOOP_SAMPLING_MS = 10;
  * once at its end for the phase.
  */
 export async function serverLoopDelay(baseUrl: string): Promise<LoopDelay> {
-  const text = await metricsText(`${baseUrl}/metrics`);
-  const gauge = (name: string): number => {
-    const line = text.split('\n').find((row) => row.startsWith(`${name} `));
-    return line === undefined ? NaN : Math.max(0, Number(line.slice(name.length + 1)) * 1000 - PROM_CLIENT_LOOP_SAMPLING_MS);
-  };
+  const samples = parseSamples(await metricsText(`${baseUrl}/metrics`));
+  const gauge = (name: string): number =>
+    samples.some((sample) => sample.name === name) ? Math.max(0, sampleValue(samples, name) * 1000 - PROM_CLIENT_LOOP_SAMPLING_MS) : NaN;
   return { p50: gauge('nodejs_eventloop_lag_p50_seconds'), p99: gauge('nodejs_eventloop_lag_p99_seconds'), max: gauge('nodejs_eventloop_lag_max_seconds') };
 }
 
