@@ -15,10 +15,12 @@ const RESERVE_MIN = 16;
 const CHECK_INTERVAL_MS = 100;
 
 export interface ListenSwitch {
-  /** Stops listening; `free` descriptors are left. */
-  pause(free: number): void;
-  /** Listens again; false when it could not (then it is asked again on the next check). */
-  resume(free: number): boolean;
+  /** Descriptors listening holds: a pause frees them, a resume takes them again. */
+  readonly descriptors: number;
+  /** Stops listening. */
+  pause(): void;
+  /** Listens again; rejects when it could not (then it is asked again on the next check). */
+  resume(): Promise<void>;
 }
 
 /** The soft RLIMIT_NOFILE of this process, or null where /proc does not tell it. */
@@ -45,34 +47,47 @@ function freeDescriptors(limit: number): number {
 
 /**
  * Pauses `listening` when fewer than the reserve (1/32 of the limit, at
- * least 16) descriptors are free, resumes it when twice that many are.
- * Returns the function that stops the guard; a no-op where the limit is unknown.
+ * least 16) descriptors are free, resumes it when twice that many are
+ * free besides those listening takes again (or a resume would run short at
+ * once and the guard would pause and resume every check). Logs each pause,
+ * each resume and a pause's first failed resume. Returns the function that
+ * stops the guard; a no-op where the limit is unknown.
  */
-export function guardDescriptors(listening: ListenSwitch, limit: number | null = descriptorLimit()): () => void {
+export function guardDescriptors(listening: ListenSwitch, logger?: Logger, limit: number | null = descriptorLimit()): () => void {
   if (limit === null) return () => {};
   const reserve = Math.max(RESERVE_MIN, Math.floor(limit / 32));
-  let paused = false;
+  let state: 'listening' | 'paused' | 'resuming' = 'listening';
+  let failedSincePause = false;
+  let stopped = false;
   const timer = setInterval(() => {
+    if (state === 'resuming') return;
     const free = freeDescriptors(limit);
-    if (!paused && free < reserve) {
-      paused = true;
+    if (state === 'listening' && free < reserve) {
+      state = 'paused';
+      failedSincePause = false;
       timer.ref(); // with no listening socket, this timer may be all that keeps the process alive
-      listening.pause(free);
-    } else if (paused && free >= 2 * reserve && listening.resume(free)) {
-      paused = false;
-      timer.unref();
+      listening.pause();
+      logger?.warn({ event: 'listening_paused', free_descriptors: free }, 'out of file descriptors: not accepting connections');
+    } else if (state === 'paused' && free >= 2 * reserve + listening.descriptors) {
+      state = 'resuming';
+      listening.resume().then(
+        () => {
+          if (stopped) return listening.pause(); // stopped while it listened again: as if it had been first
+          state = 'listening';
+          timer.unref();
+          logger?.warn({ event: 'listening_resumed', free_descriptors: free }, 'descriptors free again: accepting connections');
+        },
+        (error: Error) => {
+          state = 'paused';
+          if (!failedSincePause) logger?.error({ event: 'listen_failed', err: error }, 'could not listen again; retrying');
+          failedSincePause = true;
+        },
+      );
     }
   }, CHECK_INTERVAL_MS);
   timer.unref();
-  return () => clearInterval(timer);
-}
-
-/** The log line of a pause, the same on every front. */
-export function logListeningPaused(logger: Logger | undefined, free: number): void {
-  logger?.warn({ event: 'listening_paused', free_descriptors: free }, 'out of file descriptors: not accepting connections');
-}
-
-/** The log line of a resume, the same on every front. */
-export function logListeningResumed(logger: Logger | undefined, free: number): void {
-  logger?.warn({ event: 'listening_resumed', free_descriptors: free }, 'descriptors free again: accepting connections');
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }

@@ -43,15 +43,21 @@ export async function openAcceptLanes(server: Server, backlog: number, count = E
   const handOver = (socket: Socket): void => {
     server.emit('connection', socket);
   };
-  for (let i = 0; i < count; i++) {
-    // The same socket options as Node's HTTP server gives its own connections.
-    const lane = new NetServer({ allowHalfOpen: true, noDelay: true }, handOver);
-    lane.on('error', (error) => server.emit('error', error)); // an accept that fails, as the server's own would
-    // listen() on the socket again sets its backlog: Node takes it from the argument, not from the options of an fd.
-    lane.listen({ fd: duplicate(fd) }, backlog);
-    lanes.push(lane);
-  }
-  return () => {
+  const close = (): void => {
     for (const lane of lanes.splice(0)) lane.close();
   };
+  try {
+    for (let i = 0; i < count; i++) {
+      // The same socket options as Node's HTTP server gives its own connections.
+      const lane = new NetServer({ allowHalfOpen: true, noDelay: true }, handOver);
+      lane.on('error', (error) => server.emit('error', error)); // an accept that fails, as the server's own would
+      // listen() on the socket again sets its backlog: Node takes it from the argument, not from the options of an fd.
+      lane.listen({ fd: duplicate(fd) }, backlog);
+      lanes.push(lane);
+    }
+  } catch (error) {
+    close(); // out of descriptors (EMFILE from the duplicate): no lane is left holding the socket open
+    throw error;
+  }
+  return close;
 }

@@ -11,9 +11,9 @@ import { Server as NetServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 
 import { ApiError } from '../api/api-error.js';
-import { guardDescriptors, logListeningPaused, logListeningResumed } from './descriptor-guard.js';
+import { guardDescriptors } from './descriptor-guard.js';
 import type { HttpApp, HttpFront } from './http-front.js';
-import { openAcceptLanes } from './node-accept-lanes.js';
+import { EXTRA_ACCEPT_LANES, openAcceptLanes } from './node-accept-lanes.js';
 import { answerClientError, REFUSAL_HEADERS } from './node-client-errors.js';
 import { isClosing, markClosing } from './node-closing-sockets.js';
 import { notePeer, peerOf } from './node-peer-address.js';
@@ -64,7 +64,12 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
         resolve(typeof address === 'object' && address !== null ? address.port : port);
       });
     });
-    closeLanes = await openAcceptLanes(server, LISTEN_BACKLOG);
+    try {
+      closeLanes = await openAcceptLanes(server, LISTEN_BACKLOG);
+    } catch (error) {
+      NetServer.prototype.close.call(server); // listening whole or not at all: a resume tries both again
+      throw error;
+    }
     return chosen;
   };
   return {
@@ -73,22 +78,20 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
       const chosen = await listenOn(host, port).catch((error: Error) => {
         throw new Error(`could not listen on ${host}:${port}: ${error.message}`);
       });
-      stopGuard = guardDescriptors({
-        pause: (free) => {
-          // net.Server's own close: the http server's would also close the idle keep-alive connections.
-          closeLanes();
-          NetServer.prototype.close.call(server);
-          logListeningPaused(logger, free);
+      stopGuard = guardDescriptors(
+        {
+          descriptors: 1 + EXTRA_ACCEPT_LANES,
+          pause: () => {
+            // net.Server's own close: the http server's would also close the idle keep-alive connections.
+            closeLanes();
+            NetServer.prototype.close.call(server);
+          },
+          resume: async () => {
+            await listenOn(host, chosen);
+          },
         },
-        resume: (free) => {
-          if (server.listening) return true;
-          listenOn(host, chosen).then(
-            () => logListeningResumed(logger, free),
-            () => {},
-          );
-          return true;
-        },
-      });
+        logger,
+      );
       return chosen;
     },
     stopListening: () => {

@@ -3,7 +3,7 @@
 // descriptors it stops listening by itself (see descriptor-guard.ts).
 import type { Logger } from 'pino';
 
-import { guardDescriptors, logListeningPaused, logListeningResumed } from './descriptor-guard.js';
+import { guardDescriptors } from './descriptor-guard.js';
 import type { HttpApp } from './http-front.js';
 import type { Route } from './routes.js';
 import type { loadUws, TemplatedApp, us_listen_socket } from './uws.js';
@@ -35,17 +35,17 @@ export function uwsListeningApp(uws: ReturnType<typeof loadUws>, app: TemplatedA
       if (probe !== undefined) uws.us_listen_socket_close(probe);
       listenSocket = listenOn(host, chosen);
       if (listenSocket === undefined) throw new Error(`could not listen on ${host}:${port}`);
-      stopGuard = guardDescriptors({
-        pause: (free) => {
-          close();
-          logListeningPaused(logger, free);
+      stopGuard = guardDescriptors(
+        {
+          descriptors: 1,
+          pause: close,
+          resume: async () => {
+            listenSocket = listenOn(host, chosen);
+            if (listenSocket === undefined) throw new Error(`could not listen on ${host}:${chosen}`);
+          },
         },
-        resume: (free) => {
-          listenSocket = listenOn(host, chosen);
-          if (listenSocket !== undefined) logListeningResumed(logger, free);
-          return listenSocket !== undefined;
-        },
-      });
+        logger,
+      );
       return chosen;
     },
     stopListening: () => {
