@@ -28,16 +28,16 @@ function release(count: number): void {
 }
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 350));
 
-/** A switch that records its calls; `resume` fails while `failing` is set. */
-function recordingSwitch(): ListenSwitch & { calls: string[]; failing: boolean } {
+/** A switch that records its calls; each resume ends as `outcome` says (at once, by default). */
+function recordingSwitch(descriptors = LISTENING_TAKES): ListenSwitch & { calls: string[]; outcome: () => Promise<void> } {
   const recorder = {
     calls: [] as string[],
-    failing: false,
-    descriptors: LISTENING_TAKES,
+    outcome: async (): Promise<void> => {},
+    descriptors,
     pause: () => recorder.calls.push('pause'),
-    resume: async () => {
+    resume: () => {
       recorder.calls.push('resume');
-      if (recorder.failing) throw new Error('address in use');
+      return recorder.outcome();
     },
   };
   return recorder;
@@ -64,14 +64,16 @@ it('pauses below the reserve and resumes only once the reserve twice over and wh
 
 it('asks again after a resume fails, and pauses again only after one succeeds', async () => {
   const listening = recordingSwitch();
-  listening.failing = true;
+  listening.outcome = async () => {
+    throw new Error('address in use');
+  };
   stop = guardDescriptors(listening, undefined, limitLeaving(100));
   hold(100 - 4);
   await eventually(() => listening.calls.length === 1, 2000, 'a pause');
   release(100 - 4);
   await eventually(() => listening.calls.length >= 3, 2000, 'a second resume');
   expect(listening.calls.slice(0, 3)).toEqual(['pause', 'resume', 'resume']);
-  listening.failing = false;
+  listening.outcome = async () => {};
   await settle();
   const resumes = listening.calls.length;
   await settle();
@@ -82,24 +84,18 @@ it('asks again after a resume fails, and pauses again only after one succeeds', 
 
 it('pauses again when it was stopped while a resume was under way', async () => {
   let finish = (): void => {};
-  const calls: string[] = [];
-  const listening: ListenSwitch = {
-    descriptors: 0,
-    pause: () => calls.push('pause'),
-    resume: () => {
-      calls.push('resume');
-      return new Promise<void>((resolve) => {
-        finish = resolve;
-      });
-    },
-  };
+  const listening = recordingSwitch(0);
+  listening.outcome = () =>
+    new Promise<void>((resolve) => {
+      finish = resolve;
+    });
   stop = guardDescriptors(listening, undefined, limitLeaving(100));
   hold(100 - 4);
-  await eventually(() => calls.length === 1, 2000, 'a pause');
+  await eventually(() => listening.calls.length === 1, 2000, 'a pause');
   release(100 - 4);
-  await eventually(() => calls.length === 2, 2000, 'a resume');
+  await eventually(() => listening.calls.length === 2, 2000, 'a resume');
   stop();
   finish();
-  await eventually(() => calls.length === 3, 2000, 'the pause after the stop');
-  expect(calls).toEqual(['pause', 'resume', 'pause']);
+  await eventually(() => listening.calls.length === 3, 2000, 'the pause after the stop');
+  expect(listening.calls).toEqual(['pause', 'resume', 'pause']);
 });
