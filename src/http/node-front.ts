@@ -80,7 +80,7 @@ function nodeListeningApp(router: HttpRouter, routes: Readonly<Record<string, Ro
       });
       stopGuard = guardDescriptors(
         {
-          descriptors: 1 + EXTRA_ACCEPT_LANES,
+          descriptors: 1 + EXTRA_ACCEPT_LANES, // at most: without the addon there are no lanes, and resuming later is safe
           pause: () => {
             // net.Server's own close: the http server's would also close the idle keep-alive connections.
             closeLanes();
